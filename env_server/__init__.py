@@ -1,0 +1,1 @@
+"""The environment server: sandboxed business databases behind a REST API."""

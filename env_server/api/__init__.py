@@ -1,0 +1,7 @@
+"""REST routers, one per resource."""
+
+from env_server.api import domains, episodes, health, scoring, tasks
+
+routers = [domains.router, tasks.router, episodes.router, scoring.router, health.router]
+
+__all__ = ["routers"]

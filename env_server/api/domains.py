@@ -1,0 +1,31 @@
+"""`/v1/domains`: the catalogue of domains, their policies and tool schemas."""
+
+from fastapi import APIRouter
+
+from env_server.api.deps import RegistryDep
+from shared.models import DomainDetail, DomainSummary
+
+router = APIRouter(prefix="/v1/domains", tags=["domains"])
+
+
+@router.get("", operation_id="domains-list")
+def list_domains(registry: RegistryDep) -> list[DomainSummary]:
+    """Every installed domain."""
+    return [
+        DomainSummary(
+            name=d.name,
+            description=d.description,
+            tools=len(d.tools),
+            tasks=sum(1 for _ in registry.tasks(domain=d.name)),
+        )
+        for d in registry.domains
+    ]
+
+
+@router.get("/{name}", operation_id="domains-get")
+def get_domain(name: str, registry: RegistryDep) -> DomainDetail:
+    """One domain: its policy (the agent's system prompt) and its tools in OpenAI format."""
+    d = registry.domain(name)
+    return DomainDetail(
+        name=d.name, description=d.description, policy=d.policy, tools=[t.openai_schema() for t in d.tools]
+    )

@@ -1,0 +1,34 @@
+"""Render every error as `{"error": {"code", "message", "field"}}`, including request validation."""
+
+from __future__ import annotations
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+
+from env_server.errors import GroundstateError
+from shared.models import ErrorBody, ErrorResponse
+
+
+def render_error(status: int, code: str, message: str, field: str | None) -> JSONResponse:
+    """The JSON response for an error, in the one shape every client parses."""
+    body = ErrorResponse(error=ErrorBody(code=code, message=message, field=field))
+    return JSONResponse(status_code=status, content=body.model_dump())
+
+
+async def _groundstate_error(_: Request, exc: GroundstateError) -> JSONResponse:
+    return render_error(exc.status, exc.code, exc.message, exc.field)
+
+
+async def _validation_error(_: Request, exc: RequestValidationError) -> JSONResponse:
+    first = exc.errors()[0]
+    loc = [str(p) for p in first.get("loc", ()) if p not in ("body", "query", "path")]
+    field = ".".join(loc) or None
+    where = f"field '{field}': " if field else ""
+    return render_error(422, "invalid-request", f"{where}{first.get('msg', 'invalid value')}", field)
+
+
+def install_error_handlers(app: FastAPI) -> None:
+    """Register the handlers on `app`."""
+    app.add_exception_handler(GroundstateError, _groundstate_error)  # type: ignore[arg-type]
+    app.add_exception_handler(RequestValidationError, _validation_error)  # type: ignore[arg-type]

@@ -1,0 +1,33 @@
+"""`/v1/tasks`: the task catalogue (gold actions only on request, for evaluators and generators)."""
+
+from typing import Literal
+
+from fastapi import APIRouter, Query
+
+from env_server.api.deps import RegistryDep
+from shared.tasks import Task, TaskPublic
+
+router = APIRouter(prefix="/v1/tasks", tags=["tasks"])
+
+
+@router.get("", operation_id="tasks-list")
+def list_tasks(
+    registry: RegistryDep,
+    domain: str | None = None,
+    split: Literal["train", "test"] | None = None,
+) -> list[TaskPublic]:
+    """Tasks, filtered by domain and split, without their reference solutions."""
+    return [t.public() for t in registry.tasks(domain=domain, split=split)]
+
+
+@router.get("/{task_id}", operation_id="tasks-get")
+def get_task(
+    task_id: str,
+    registry: RegistryDep,
+    include_gold: bool = Query(
+        default=False, description="Include gold actions (never show them to agents)."
+    ),
+) -> Task | TaskPublic:
+    """One task; the full file with `include_gold=true`."""
+    task = registry.task(task_id)
+    return task if include_gold else task.public()

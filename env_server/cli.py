@@ -1,0 +1,181 @@
+"""Server-side commands: `serve`, `db upgrade`, `tasks list`, `tasks validate`."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Annotated, Literal
+
+import typer
+from pydantic import ValidationError
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from env_server.domain.registry import DomainRegistry
+from env_server.errors import GroundstateError
+from env_server.settings import Settings
+from env_server.validation import TaskValidation
+
+console = Console()
+db_app = typer.Typer(help="The control-plane store.", no_args_is_help=True)
+tasks_app = typer.Typer(help="Task catalogue and validation.", no_args_is_help=True)
+
+TasksDirOption = Annotated[
+    list[Path] | None, typer.Option("--tasks-dir", help="Extra task directory (repeatable).")
+]
+
+
+def _settings(**overrides: object) -> Settings:
+    try:
+        return Settings(**{k: v for k, v in overrides.items() if v is not None})  # type: ignore[arg-type]
+    except ValidationError as exc:
+        console.print(f"[red]invalid settings:[/red] {exc.errors()[0]['msg']}", soft_wrap=True)
+        raise typer.Exit(2) from exc
+
+
+def serve(
+    host: Annotated[str, typer.Option(help="Bind address.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="Port.")] = 8000,
+    workers: Annotated[
+        int, typer.Option(min=1, help="Worker processes (use PostgreSQL sandboxes for >1).")
+    ] = 1,
+    tasks_dir: TasksDirOption = None,
+) -> None:
+    """Run the environment server (settings from GROUNDSTATE_* variables)."""
+    import uvicorn
+
+    from env_server.store import upgrade
+
+    os.environ["GROUNDSTATE_HOST"] = host
+    os.environ["GROUNDSTATE_PORT"] = str(port)
+    if tasks_dir:
+        os.environ["GROUNDSTATE_TASKS_DIRS"] = "[" + ",".join(f'"{p}"' for p in tasks_dir) + "]"
+    settings = _settings()
+    if workers > 1 and settings.sandbox_url.startswith("sqlite"):
+        console.print(
+            "[yellow]SQLite sandboxes live in one process: other workers rebuild them by replay.[/yellow]"
+        )
+    upgrade(settings.store_url)
+    os.environ["GROUNDSTATE_AUTO_MIGRATE"] = "false"
+    console.print(f"groundstate on http://{host}:{port} (docs at /docs), sandboxes: {settings.sandbox_url}")
+    uvicorn.run(
+        "env_server.app:create_app", factory=True, host=host, port=port, workers=workers, log_level="warning"
+    )
+
+
+@db_app.command("upgrade")
+def db_upgrade(revision: Annotated[str, typer.Argument(help="Target revision.")] = "head") -> None:
+    """Apply the store's Alembic migrations (GROUNDSTATE_STORE_URL)."""
+    from env_server.store.migrate import current, upgrade
+
+    url = _settings().store_url
+    upgrade(url, revision)
+    console.print(f"store {url} at revision {current(url)}", soft_wrap=True)
+
+
+@tasks_app.command("list")
+def tasks_list(
+    domain: Annotated[str | None, typer.Option(help="Only this domain; lists its task ids.")] = None,
+    tasks_dir: TasksDirOption = None,
+) -> None:
+    """Count tasks per domain, split and kind (or list one domain's tasks)."""
+    registry = DomainRegistry.discover(tasks_dir or [])
+    if domain:
+        table = Table("task", "split", "kind", "tags", title=f"{domain} tasks")
+        for t in registry.tasks(domain=domain):
+            table.add_row(t.id, t.split, t.kind, ", ".join(t.difficulty_tags))
+        console.print(table)
+        return
+    table = Table(
+        "domain",
+        "tables",
+        "tools",
+        "test",
+        "train",
+        "action",
+        "analytics",
+        "total",
+        title="groundstate tasks",
+    )
+    totals = [0] * 5
+    for d in registry.domains:
+        tasks = list(registry.tasks(domain=d.name))
+        counts = [
+            sum(t.split == "test" for t in tasks),
+            sum(t.split == "train" for t in tasks),
+            sum(t.kind == "action" for t in tasks),
+            sum(t.kind == "analytics" for t in tasks),
+            len(tasks),
+        ]
+        totals = [a + b for a, b in zip(totals, counts, strict=True)]
+        table.add_row(d.name, str(len(d.metadata.tables)), str(len(d.tools)), *map(str, counts))
+    table.add_row("[b]all[/b]", "", "", *map(str, totals))
+    console.print(table)
+
+
+@tasks_app.command("validate")
+def tasks_validate(
+    domain: Annotated[str | None, typer.Option(help="Only this domain.")] = None,
+    backend: Annotated[Literal["sqlite", "postgresql"], typer.Option(help="Sandbox backend.")] = "sqlite",
+    pg_url: Annotated[str, typer.Option(help="PostgreSQL URL for --backend postgresql.")] = (
+        "postgresql+psycopg://postgres@127.0.0.1:5432/postgres"
+    ),
+    tasks_dir: TasksDirOption = None,
+) -> None:
+    """Check every task: gold scores 1, empty 0, each gold write needed, an extra write costs the reward."""
+    from env_server.sandbox import make_sandbox_engine
+    from env_server.scoring.scorer import Scorer
+    from env_server.validation import validate_task
+
+    try:
+        registry = DomainRegistry.discover(tasks_dir or [], only=[domain] if domain else None)
+        tasks = list(registry.tasks(domain=domain))
+    except GroundstateError as exc:
+        console.print(f"[red]{exc.message}[/red]")
+        raise typer.Exit(1) from exc
+    if not tasks:
+        console.print("[yellow]no tasks to validate[/yellow]")
+        return
+    sandboxes = make_sandbox_engine("sqlite://" if backend == "sqlite" else pg_url)
+    scorer = Scorer(sandboxes)
+    reports = []
+    with _progress() as progress:
+        bar = progress.add_task(f"validating on {backend}", total=len(tasks))
+        for task in tasks:
+            reports.append(validate_task(task, registry.domain(task.domain), scorer))
+            progress.advance(bar)
+    sandboxes.close()
+    _print_validation(reports, backend)
+    if not all(r.passed for r in reports):
+        raise typer.Exit(1)
+
+
+def _progress() -> Progress:
+    return Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=console,
+        transient=True,
+    )
+
+
+def _print_validation(reports: list[TaskValidation], backend: str) -> None:
+    names = ["gold", "empty", "wrong", "minus-one-write", "canary"]
+    table = Table("task", *names, "result", title=f"task validation ({backend})")
+    for r in reports:
+        by_name = {c.name: c for c in r.checks}
+        cells = [
+            "-" if n not in by_name else ("[green]ok[/green]" if by_name[n].passed else "[red]FAIL[/red]")
+            for n in names
+        ]
+        table.add_row(r.task_id, *cells, "[green]pass[/green]" if r.passed else "[red]FAIL[/red]")
+    console.print(table)
+    for r in reports:
+        for c in r.checks:
+            if not c.passed:
+                console.print(f"[red]{r.task_id}[/red] {c.name}: {c.detail}", soft_wrap=True)
+    failed = sum(not r.passed for r in reports)
+    console.print(f"{len(reports) - failed} passed, {failed} failed ({backend})")

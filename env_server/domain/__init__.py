@@ -1,0 +1,21 @@
+"""The public domain API: everything a domain plug-in needs, and nothing else.
+
+A domain package imports only from here (and SQLAlchemy/pydantic); see `env_server/domains/hotel` for the
+model to follow.
+"""
+
+from env_server.domain._context import ToolContext
+from env_server.domain._domain import Domain, collect_tools, load_task_text, volatile
+from env_server.domain._tool import Tool, ToolError, ToolKind, tool
+
+__all__ = [
+    "Domain",
+    "Tool",
+    "ToolContext",
+    "ToolError",
+    "ToolKind",
+    "collect_tools",
+    "load_task_text",
+    "tool",
+    "volatile",
+]

@@ -1,0 +1,129 @@
+"""The `Domain` object a plug-in exports: tables, seed, clock, tools, policy and tasks in one place."""
+
+from __future__ import annotations
+
+import hashlib
+import inspect
+import random
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from functools import cached_property
+from importlib import resources
+from types import ModuleType
+
+import yaml
+from pydantic import ValidationError
+from sqlalchemy import MetaData
+from sqlalchemy.orm import Session
+from sqlalchemy.schema import CreateTable
+
+from env_server.domain._tool import Tool
+from env_server.errors import TaskInvalidError
+from shared.tasks import GoldAction, Task
+
+SeedFn = Callable[[Session, random.Random], None]
+
+
+@dataclass(frozen=True, eq=False)
+class Domain:
+    """A business domain served by groundstate.
+
+    Attributes:
+        name: short identifier used in URLs and task files ("hotel").
+        description: one sentence for the catalogue.
+        metadata: the SQLAlchemy `MetaData` holding every table of the domain (and nothing else).
+        seed: fills an empty database deterministically from `rng`.
+        now: the frozen clock tools read.
+        tools: the agent's tools.
+        policy: the agent's operating manual (markdown); it is the system prompt.
+        tasks: the built-in tasks.
+        volatile_columns: per table, columns the state comparison ignores (free text, timestamps); the
+            column "*" drops the whole table from the comparison (e.g. per-conversation identity checks).
+        seed_value: the RNG seed passed to `seed`.
+        canary_action: a valid write on an entity no task touches; validation appends it to each gold
+            trajectory to prove that an extra side effect costs the reward.
+    """
+
+    name: str
+    description: str
+    metadata: MetaData
+    seed: SeedFn
+    now: datetime
+    tools: Sequence[Tool]
+    policy: str
+    tasks: Sequence[Task] = ()
+    volatile_columns: Mapping[str, frozenset[str]] = field(default_factory=dict)
+    seed_value: int = 0
+    canary_action: GoldAction | None = None
+
+    def __post_init__(self) -> None:
+        names = [t.name for t in self.tools]
+        if len(set(names)) != len(names):
+            raise ValueError(f"domain {self.name}: duplicate tool names in {names}")
+        unknown = set(self.volatile_columns) - set(self.metadata.tables)
+        if unknown:
+            raise ValueError(f"domain {self.name}: volatile_columns names unknown tables {sorted(unknown)}")
+
+    @cached_property
+    def tools_by_name(self) -> dict[str, Tool]:
+        """Tools keyed by name, for dispatch."""
+        return {t.name: t for t in self.tools}
+
+    @cached_property
+    def fingerprint(self) -> str:
+        """A hash of the schema and the seed code: templates built from an older version are never reused."""
+        digest = hashlib.sha256(self.name.encode())
+        for table in self.metadata.sorted_tables:
+            digest.update(str(CreateTable(table)).encode())
+        digest.update(inspect.getsource(inspect.getmodule(self.seed) or self.seed).encode())
+        digest.update(str(self.seed_value).encode())
+        return digest.hexdigest()[:16]
+
+    @classmethod
+    def from_package(cls, package: str | ModuleType, **kwargs: object) -> Domain:
+        """Build a domain whose `policy.md` and `tasks/*.yaml` live inside `package`.
+
+        Args:
+            package: the domain package (usually `__name__` of its `__init__`).
+            **kwargs: every other `Domain` field except `policy` and `tasks`.
+        """
+        root = resources.files(package)
+        policy = (root / "policy.md").read_text(encoding="utf-8")
+        tasks_dir = root / "tasks"
+        files = (
+            sorted((p for p in tasks_dir.iterdir() if p.name.endswith(".yaml")), key=lambda p: p.name)
+            if tasks_dir.is_dir()
+            else []
+        )
+        tasks = [load_task_text(p.read_text(encoding="utf-8"), source=p.name) for p in files]
+        return cls(policy=policy, tasks=tasks, **kwargs)  # type: ignore[arg-type]
+
+
+def load_task_text(text: str, *, source: str) -> Task:
+    """Parse and validate one task YAML document; errors name the file and the field."""
+    try:
+        data = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+        task = Task.model_validate(data)
+    except yaml.YAMLError as exc:
+        raise TaskInvalidError(f"{source}: not valid YAML: {exc}") from exc
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        loc = ".".join(str(p) for p in first["loc"])
+        raise TaskInvalidError(f"{source}: field '{loc}': {first['msg']}", field=loc) from exc
+    if source.endswith(".yaml") and source.rsplit("/", 1)[-1] != f"{task.id}.yaml":
+        raise TaskInvalidError(f"{source}: file name must be the task id ({task.id}.yaml)", field="id")
+    return task
+
+
+def collect_tools(*modules: ModuleType) -> list[Tool]:
+    """Every `Tool` defined at module level in `modules`, in definition order."""
+    found: list[Tool] = []
+    for module in modules:
+        found.extend(v for v in vars(module).values() if isinstance(v, Tool))
+    return found
+
+
+def volatile(**tables: Iterable[str]) -> dict[str, frozenset[str]]:
+    """Spell `volatile_columns` readably: `volatile(tickets=["body", "created_at"])`."""
+    return {table: frozenset(cols) for table, cols in tables.items()}

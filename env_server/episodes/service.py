@@ -1,0 +1,320 @@
+"""The episode service: the one place REST routers (and any protocol adapter) call.
+
+An episode's sandbox lives in its backend; its events live in the store, committed before each response.
+If this process does not hold the sandbox (a restart, another worker on SQLite), it rebuilds it by replaying
+the recorded tool calls, which are deterministic.
+"""
+
+from __future__ import annotations
+
+import threading
+import uuid
+from collections import defaultdict
+from collections.abc import Mapping
+
+from env_server.domain import Domain
+from env_server.domain.registry import DomainRegistry
+from env_server.errors import (
+    BackendError,
+    ConversationOverError,
+    EpisodeFinishedError,
+    GroundstateError,
+    InvalidRequestError,
+    UnknownEpisodeError,
+)
+from env_server.sandbox.base import Sandbox, SandboxEngine
+from env_server.sandbox.tools import find_tool, run_tool
+from env_server.scoring.scorer import Scorer, template_of
+from env_server.store import EpisodeRecord, EventRecord, Store
+from env_server.users.base import SimulatedUser, TranscriptMessage
+from shared.models import (
+    EpisodeEvent,
+    EpisodeInfo,
+    EpisodeStarted,
+    MessageRequest,
+    ScoreRequest,
+    ScoreResult,
+    StartEpisodeRequest,
+    ToolCallRequest,
+    ToolCallResult,
+    TrajectoryScore,
+    UserReply,
+)
+from shared.tasks import Task
+
+
+class EpisodeService:
+    """Start, act in, converse in, score and dispose of episodes."""
+
+    def __init__(
+        self,
+        registry: DomainRegistry,
+        sandboxes: SandboxEngine,
+        store: Store,
+        scorer: Scorer,
+        users: Mapping[str, SimulatedUser],
+        default_user: str = "scripted",
+    ) -> None:
+        self.registry = registry
+        self.sandboxes = sandboxes
+        self.store = store
+        self.scorer = scorer
+        self.users = dict(users)
+        self.default_user = default_user
+        self._live: dict[str, Sandbox] = {}
+        self._locks: defaultdict[str, threading.Lock] = defaultdict(threading.Lock)
+        self._guard = threading.Lock()
+
+    # -- lifecycle -------------------------------------------------------------------------------------------
+
+    def start(self, request: StartEpisodeRequest) -> EpisodeStarted:
+        """Create the sandbox, ask the user for its opening line, and record both."""
+        task = self.registry.task(request.task_id)
+        domain = self.registry.domain(task.domain)
+        user = self._user(request.user or self.default_user)
+        episode_id = uuid.uuid4().hex
+        opening = user.opening(task)
+        sandbox = self.sandboxes.create(episode_id, template_of(task, domain))
+        record = EpisodeRecord(
+            id=episode_id,
+            task_id=task.id,
+            domain=domain.name,
+            user_kind=user.kind,
+            user_model=user.model,
+            user_prompt_version=user.prompt_version,
+            seed=request.seed,
+            status="active",
+            disposed=False,
+            user_done=False,
+        )
+        self.store.create_episode(record, ("user_message", {"content": opening.content, "done": False}))
+        with self._guard:
+            self._live[episode_id] = sandbox
+        return EpisodeStarted(
+            episode_id=episode_id,
+            task_id=task.id,
+            domain=domain.name,
+            system_prompt=domain.policy,
+            tools=[t.openai_schema() for t in domain.tools],
+            first_message=opening.content,
+            user=user.kind,
+            user_model=user.model,  # type: ignore[arg-type]
+        )
+
+    def call_tool(self, episode_id: str, request: ToolCallRequest) -> ToolCallResult:
+        """Run one tool call in the episode's sandbox and record it."""
+        with self._lock(episode_id):
+            record, task, domain = self._active(episode_id)
+            find_tool(domain, request.name).validate(request.arguments)
+            sandbox = self._sandbox(record, task, domain)
+            try:
+                result = run_tool(sandbox, domain, request.name, request.arguments, request.call_id)
+            except BackendError as exc:
+                self._fail(episode_id, exc)
+                raise
+            payload = result.model_dump(mode="json") | {"arguments": request.arguments}
+            self.store.append_event(episode_id, "tool_call", payload)
+            return result
+
+    def message(self, episode_id: str, request: MessageRequest) -> UserReply:
+        """Record the agent's message, get the simulated user's reply, and record that."""
+        with self._lock(episode_id):
+            record, task, _ = self._active(episode_id)
+            if record.user_done:
+                raise ConversationOverError(
+                    f"the user ended episode {episode_id}'s conversation; call score", field="content"
+                )
+            self.store.append_event(episode_id, "assistant_message", {"content": request.content})
+            events = self.store.events(episode_id)
+            user = self._user(record.user_kind)
+            try:
+                turn = user.reply(
+                    task, _transcript(events), _writes_since_user(events, self.registry.domain(task.domain))
+                )
+            except BackendError as exc:
+                self._fail(episode_id, exc)
+                raise
+            self.store.append_event(
+                episode_id, "user_message", {"content": turn.content, "done": turn.done}, user_done=turn.done
+            )
+            return UserReply(content=turn.content, done=turn.done)
+
+    def score(self, episode_id: str) -> ScoreResult:
+        """End the episode and score it; scoring again returns the same result."""
+        with self._lock(episode_id):
+            record = self._record(episode_id)
+            saved = self.store.score(episode_id)
+            if saved is not None:
+                return ScoreResult.model_validate(saved)
+            task = self.registry.task(record.task_id)
+            domain = self.registry.domain(task.domain)
+            result = self._evaluate(record, task, domain)
+            result.user_model, result.user_prompt_version = record.user_model, record.user_prompt_version
+            stored = self.store.save_score(
+                episode_id, result.status, result.reward, result.model_dump(mode="json")
+            )
+            self._drop_sandbox(episode_id)
+            return ScoreResult.model_validate(stored)
+
+    def info(self, episode_id: str) -> EpisodeInfo:
+        """The episode's events, its diff against the expected changes so far, and its score if any."""
+        with self._lock(episode_id):
+            record = self._record(episode_id)
+            saved = self.store.score(episode_id)
+            score = None if saved is None else ScoreResult.model_validate(saved)
+            task = self.registry.task(record.task_id)
+            domain = self.registry.domain(task.domain)
+            if score is not None:
+                diff = score.diff
+            else:
+                diff = self.scorer.diff(
+                    task, domain, self.scorer.actual(self._sandbox(record, task, domain), domain)
+                )
+            return EpisodeInfo(
+                episode_id=record.id,
+                task_id=record.task_id,
+                domain=record.domain,
+                status=record.status,
+                user=record.user_kind,  # type: ignore[arg-type]
+                events=[_event(e) for e in self.store.events(episode_id)],
+                diff=diff,
+                score=score,
+            )
+
+    def dispose(self, episode_id: str) -> None:
+        """Drop the sandbox; the episode disappears from the API (its events stay in the store)."""
+        with self._lock(episode_id):
+            self._record(episode_id)
+            self._drop_sandbox(episode_id, attach=True)
+            self.store.update_episode(episode_id, disposed=True)
+        with self._guard:
+            self._locks.pop(episode_id, None)
+
+    def score_trajectory(self, request: ScoreRequest) -> TrajectoryScore:
+        """Replay a submitted trajectory on a fresh sandbox and score it (no episode is stored)."""
+        task = self.registry.task(request.task_id)
+        domain = self.registry.domain(task.domain)
+        try:
+            results, actual = self.scorer.replay(task, domain, request.tool_calls)
+        except BackendError as exc:
+            return TrajectoryScore(status="backend_error", reward=None, error=exc.message)
+        transcript = [
+            {"role": m.role, "content": m.content or ""}
+            for m in request.messages
+            if m.role in ("user", "assistant")
+        ]
+        result = self.scorer.score(task, domain, actual, transcript)
+        return TrajectoryScore(**result.model_dump(), tool_results=results)
+
+    # -- helpers ---------------------------------------------------------------------------------------------
+
+    def _user(self, kind: str) -> SimulatedUser:
+        try:
+            return self.users[kind]
+        except KeyError:
+            known = ", ".join(sorted(self.users))
+            raise InvalidRequestError(
+                f"simulated user '{kind}' is not configured on this server (available: {known})", field="user"
+            ) from None
+
+    def _lock(self, episode_id: str) -> threading.Lock:
+        with self._guard:
+            return self._locks[episode_id]
+
+    def _record(self, episode_id: str) -> EpisodeRecord:
+        record = self.store.episode(episode_id)
+        if record is None:
+            raise UnknownEpisodeError(f"unknown episode '{episode_id}'", field="episode_id")
+        return record
+
+    def _active(self, episode_id: str) -> tuple[EpisodeRecord, Task, Domain]:
+        record = self._record(episode_id)
+        if record.status != "active":
+            raise EpisodeFinishedError(f"episode {episode_id} is finished (scored); start a new one")
+        task = self.registry.task(record.task_id)
+        return record, task, self.registry.domain(task.domain)
+
+    def _sandbox(self, record: EpisodeRecord, task: Task, domain: Domain) -> Sandbox:
+        """The episode's sandbox: held here, attached on the backend, or rebuilt from the event log."""
+        with self._guard:
+            sandbox = self._live.get(record.id)
+        if sandbox is None:
+            template = template_of(task, domain)
+            sandbox = self.sandboxes.attach(record.id, template) or self._rebuild(record, task, domain)
+            with self._guard:
+                self._live[record.id] = sandbox
+        return sandbox
+
+    def _rebuild(self, record: EpisodeRecord, task: Task, domain: Domain) -> Sandbox:
+        sandbox = self.sandboxes.create(record.id, template_of(task, domain))
+        for event in self.store.events(record.id):
+            if event.kind != "tool_call" or event.payload.get("error") is not None:
+                continue
+            replayed = run_tool(sandbox, domain, event.payload["name"], event.payload["arguments"])
+            if replayed.output != event.payload.get("output"):
+                sandbox.dispose()
+                raise BackendError(
+                    f"episode {record.id}: replaying tool call {event.seq} gave a different result"
+                )
+        return sandbox
+
+    def _drop_sandbox(self, episode_id: str, attach: bool = False) -> None:
+        with self._guard:
+            sandbox = self._live.pop(episode_id, None)
+        if sandbox is None and attach:
+            record = self.store.episode(episode_id)
+            if record is not None:
+                task = self.registry.task(record.task_id)
+                template = template_of(task, self.registry.domain(task.domain))
+                sandbox = self.sandboxes.attach(episode_id, template)
+        if sandbox is not None:
+            sandbox.dispose()
+
+    def _fail(self, episode_id: str, exc: GroundstateError) -> None:
+        self.store.append_event(
+            episode_id, "backend_error", {"error": exc.message}, backend_error=exc.message
+        )
+
+    def _evaluate(self, record: EpisodeRecord, task: Task, domain: Domain) -> ScoreResult:
+        if record.backend_error:
+            return ScoreResult(status="backend_error", reward=None, error=record.backend_error)
+        try:
+            actual = self.scorer.actual(self._sandbox(record, task, domain), domain)
+        except BackendError as exc:
+            return ScoreResult(status="backend_error", reward=None, error=exc.message)
+        return self.scorer.score(task, domain, actual, _chat(self.store.events(record.id)))
+
+
+def _transcript(events: list[EventRecord]) -> list[TranscriptMessage]:
+    return [
+        TranscriptMessage(
+            role="user" if e.kind == "user_message" else "assistant", content=e.payload["content"]
+        )
+        for e in events
+        if e.kind in ("user_message", "assistant_message")
+    ]
+
+
+def _chat(events: list[EventRecord]) -> list[dict[str, str]]:
+    return [{"role": m.role, "content": m.content} for m in _transcript(events)]
+
+
+def _writes_since_user(events: list[EventRecord], domain: Domain) -> int:
+    """Successful write calls since the user's last message (for the premature-stop guard)."""
+    count = 0
+    for e in reversed(events):
+        if e.kind == "user_message":
+            break
+        if e.kind == "tool_call" and e.payload.get("error") is None:
+            tool = domain.tools_by_name.get(e.payload["name"])
+            count += int(tool is not None and tool.kind == "write")
+    return count
+
+
+def _event(record: EventRecord) -> EpisodeEvent:
+    return EpisodeEvent(
+        seq=record.seq,
+        kind=record.kind,
+        payload=record.payload,
+        created_at=record.created_at,  # type: ignore[arg-type]
+    )

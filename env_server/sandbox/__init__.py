@@ -1,0 +1,20 @@
+"""Sandboxes: one isolated database per episode, on SQLite (embedded default) or PostgreSQL."""
+
+from env_server.sandbox.base import Sandbox, SandboxEngine
+from env_server.sandbox.template import Template
+
+
+def make_sandbox_engine(url: str) -> SandboxEngine:
+    """The engine for `GROUNDSTATE_SANDBOX_URL`: `sqlite://` (in memory) or `postgresql+psycopg://...`."""
+    if url.startswith("sqlite"):
+        from env_server.sandbox.sqlite import SQLiteSandboxEngine
+
+        return SQLiteSandboxEngine()
+    if url.startswith("postgresql"):
+        from env_server.sandbox.postgresql import PostgresSandboxEngine
+
+        return PostgresSandboxEngine(url)
+    raise ValueError(f"GROUNDSTATE_SANDBOX_URL must start with sqlite or postgresql, got {url!r}")
+
+
+__all__ = ["Sandbox", "SandboxEngine", "Template", "make_sandbox_engine"]

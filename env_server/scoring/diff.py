@@ -1,0 +1,156 @@
+"""State diffs: what a trajectory changed, and how that differs from what it should have changed.
+
+Both the agent's outcome and the expected outcome are diffs against the task's initial state. Updated rows
+compare column by column; added rows carry no stable key (generated IDs differ between trajectories) and are
+matched by content as a multiset.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from env_server.scoring.snapshot import Key, Row, Snapshot
+from shared.models import DiffEntry
+
+NEW_ROW = "(new row)"
+
+
+@dataclass
+class TableChanges:
+    """The changes to one table."""
+
+    updated: dict[Key, dict[str, tuple[Any, Any]]] = field(default_factory=dict)
+    removed: dict[Key, Row] = field(default_factory=dict)
+    added: list[Row] = field(default_factory=list)
+
+    def __bool__(self) -> bool:
+        return bool(self.updated or self.removed or self.added)
+
+
+StateChanges = dict[str, TableChanges]
+
+
+def changes(initial: Snapshot, final: Snapshot, volatile: Mapping[str, frozenset[str]]) -> StateChanges:
+    """What changed from `initial` to `final`, ignoring volatile columns."""
+    result: StateChanges = {}
+    for table, before_rows in initial.tables.items():
+        after_rows = final.tables.get(table, {})
+        ignored = volatile.get(table, frozenset())
+        diff = TableChanges()
+        for key, before in before_rows.items():
+            after = after_rows.get(key)
+            if after is None:
+                diff.removed[key] = _strip(before, ignored)
+                continue
+            cols = {c: (before[c], after[c]) for c in before if c not in ignored and before[c] != after[c]}
+            if cols:
+                diff.updated[key] = cols
+        diff.added = [_strip(row, ignored) for key, row in after_rows.items() if key not in before_rows]
+        if diff:
+            result[table] = diff
+    return result
+
+
+def _strip(row: Row, ignored: frozenset[str]) -> Row:
+    return {c: v for c, v in row.items() if c not in ignored}
+
+
+def compare(expected: StateChanges, actual: StateChanges) -> list[DiffEntry]:
+    """Every way `actual` departs from `expected`; empty iff they are equal."""
+    entries: list[DiffEntry] = []
+    for table in sorted(set(expected) | set(actual)):
+        exp, act = expected.get(table, TableChanges()), actual.get(table, TableChanges())
+        entries += _compare_updated(table, exp, act)
+        entries += _compare_removed(table, exp, act)
+        entries += _compare_added(table, exp.added, act.added)
+    return entries
+
+
+def _key_text(key: Key) -> str:
+    return "/".join(str(k) for k in key)
+
+
+def _compare_updated(table: str, exp: TableChanges, act: TableChanges) -> list[DiffEntry]:
+    entries = []
+    for key in sorted(set(exp.updated) | set(act.updated), key=_key_text):
+        e_cols, a_cols = exp.updated.get(key, {}), act.updated.get(key, {})
+        for col in sorted(set(e_cols) | set(a_cols)):
+            common = {"table": table, "key": _key_text(key), "column": col}
+            if col in e_cols and col in a_cols:
+                if e_cols[col][1] != a_cols[col][1]:
+                    entries.append(
+                        DiffEntry(kind="wrong", expected=e_cols[col][1], actual=a_cols[col][1], **common)
+                    )
+            elif col in e_cols:
+                entries.append(
+                    DiffEntry(kind="missing", expected=e_cols[col][1], actual=e_cols[col][0], **common)
+                )
+            else:
+                entries.append(
+                    DiffEntry(kind="extra", expected=a_cols[col][0], actual=a_cols[col][1], **common)
+                )
+    return entries
+
+
+def _compare_removed(table: str, exp: TableChanges, act: TableChanges) -> list[DiffEntry]:
+    missing = [
+        DiffEntry(kind="missing", table=table, key=_key_text(k), expected="(deleted)", actual="(present)")
+        for k in sorted(set(exp.removed) - set(act.removed), key=_key_text)
+    ]
+    extra = [
+        DiffEntry(kind="extra", table=table, key=_key_text(k), expected="(present)", actual="(deleted)")
+        for k in sorted(set(act.removed) - set(exp.removed), key=_key_text)
+    ]
+    return missing + extra
+
+
+def _compare_added(table: str, expected: list[Row], actual: list[Row]) -> list[DiffEntry]:
+    """Match added rows by content; pair leftovers by similarity so a near-miss reads as `wrong` columns."""
+    unmatched_actual = list(actual)
+    unmatched_expected = []
+    for row in expected:
+        canon = _canonical(row)
+        hit = next((i for i, a in enumerate(unmatched_actual) if _canonical(a) == canon), None)
+        if hit is None:
+            unmatched_expected.append(row)
+        else:
+            unmatched_actual.pop(hit)
+    entries = []
+    for row in unmatched_expected:
+        best = max(unmatched_actual, key=lambda a: _shared_values(row, a), default=None)
+        if best is not None and _shared_values(row, best) * 2 >= len(row):
+            unmatched_actual.remove(best)
+            for col in sorted(set(row) | set(best)):
+                if row.get(col) != best.get(col):
+                    entries.append(
+                        DiffEntry(
+                            kind="wrong",
+                            table=table,
+                            key=NEW_ROW,
+                            column=col,
+                            expected=row.get(col),
+                            actual=best.get(col),
+                        )
+                    )
+        else:
+            entries.append(DiffEntry(kind="missing", table=table, key=NEW_ROW, expected=row, actual=None))
+    entries += [
+        DiffEntry(kind="extra", table=table, key=NEW_ROW, expected=None, actual=a) for a in unmatched_actual
+    ]
+    return entries
+
+
+def _canonical(row: Row) -> str:
+    return json.dumps(row, sort_keys=True, default=str)
+
+
+def _shared_values(a: Row, b: Row) -> int:
+    return sum(1 for c, v in a.items() if c in b and b[c] == v)
+
+
+def changes_as_entries(changes_: StateChanges) -> list[DiffEntry]:
+    """A diff against "no change expected": every change reads as `extra`."""
+    return compare({}, changes_)

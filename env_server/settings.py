@@ -1,0 +1,70 @@
+"""Server settings: one pydantic-settings class; every knob is an environment variable GROUNDSTATE_*."""
+
+from __future__ import annotations
+
+import ipaddress
+from pathlib import Path
+from typing import Literal, Self
+
+from pydantic import Field, model_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+class SettingsError(ValueError):
+    """A combination of settings that must not start a server."""
+
+
+def is_loopback(host: str) -> bool:
+    """True for 127.0.0.0/8, ::1 and localhost."""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+class Settings(BaseSettings):
+    """Everything the server reads from its environment."""
+
+    model_config = SettingsConfigDict(env_prefix="GROUNDSTATE_", extra="ignore")
+
+    host: str = Field(default="127.0.0.1", description="Bind address.")
+    port: int = Field(default=8000, ge=1, le=65535)
+    sandbox_url: str = Field(
+        default="sqlite://", description="Sandbox backend: `sqlite://` or `postgresql+psycopg://...`."
+    )
+    store_url: str = Field(
+        default="sqlite:///.groundstate/store.db",
+        description="Control-plane store (episodes, events, scores).",
+    )
+    api_key: str | None = Field(default=None, description="Bearer key; required off loopback.")
+    tasks_dirs: list[Path] = Field(
+        default_factory=list, description="Extra task directories (generated tasks)."
+    )
+    domains: list[str] | None = Field(default=None, description="Serve only these domains (default: all).")
+    default_user: Literal["scripted", "llm"] = "scripted"
+    auto_migrate: bool = Field(default=True, description="Apply store migrations when the app starts.")
+
+    user_base_url: str | None = None
+    user_model: str = ""
+    user_api_key: str = "not-needed"
+    user_temperature: float = 0.0
+    user_seed: int | None = 0
+    user_max_tokens: int = 256
+    user_timeout_s: float = 30.0
+    user_max_turns: int = 12
+
+    judge_base_url: str | None = None
+    judge_model: str = ""
+    judge_api_key: str = "not-needed"
+    judge_timeout_s: float = 30.0
+    judge_max_retries: int = 3
+
+    @model_validator(mode="after")
+    def _require_key_off_loopback(self) -> Self:
+        if not is_loopback(self.host) and not self.api_key:
+            raise SettingsError(
+                f"GROUNDSTATE_API_KEY is required when binding to the non-loopback address {self.host}"
+            )
+        return self

@@ -1,0 +1,142 @@
+"""The control-plane store: every episode event is committed here before its response returns."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import Engine, create_engine, event, func, select, update
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session, sessionmaker
+
+from env_server.store.models import EpisodeRecord, EventRecord, ScoreRecord
+
+
+def _now() -> datetime:
+    return datetime.now(UTC).replace(tzinfo=None)
+
+
+def make_store_engine(url: str) -> Engine:
+    """An engine for the store URL; a SQLite file gets WAL mode and a busy timeout for several workers."""
+    if url.startswith("sqlite"):
+        path = url.split("///", 1)[-1]
+        if path and path != ":memory:":
+            Path(path).parent.mkdir(parents=True, exist_ok=True)
+        engine = create_engine(url, connect_args={"timeout": 30, "check_same_thread": False})
+
+        @event.listens_for(engine, "connect")
+        def _pragmas(dbapi_conn: Any, _: Any) -> None:
+            cur = dbapi_conn.cursor()
+            cur.execute("PRAGMA journal_mode=WAL")
+            cur.execute("PRAGMA synchronous=NORMAL")
+            cur.execute("PRAGMA foreign_keys=ON")
+            cur.close()
+
+        return engine
+    return create_engine(url, pool_size=8, max_overflow=16, pool_pre_ping=True)
+
+
+class Store:
+    """Episodes, events and scores. Methods are small transactions; none holds a session open."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+        self._sessions = sessionmaker(engine, expire_on_commit=False)
+
+    def session(self) -> Session:
+        """A new session (callers use it as a context manager)."""
+        return self._sessions()
+
+    def create_episode(self, record: EpisodeRecord, first_event: tuple[str, dict[str, Any]]) -> None:
+        """Insert the episode and its first event in one transaction."""
+        record.created_at = _now()
+        with self._sessions.begin() as s:
+            s.add(record)
+            s.flush()
+            s.add(
+                EventRecord(
+                    episode_id=record.id,
+                    seq=1,
+                    kind=first_event[0],
+                    payload=first_event[1],
+                    created_at=record.created_at,
+                )
+            )
+
+    def episode(self, episode_id: str) -> EpisodeRecord | None:
+        """The episode, or None if it does not exist or was disposed of."""
+        with self._sessions() as s:
+            record = s.get(EpisodeRecord, episode_id)
+            return None if record is None or record.disposed else record
+
+    def append_event(
+        self, episode_id: str, kind: str, payload: dict[str, Any], **episode_updates: Any
+    ) -> int:
+        """Append an event (and optionally update the episode row) atomically; returns its sequence number."""
+        for _ in range(5):
+            try:
+                with self._sessions.begin() as s:
+                    seq = (
+                        s.scalar(
+                            select(func.max(EventRecord.seq)).where(EventRecord.episode_id == episode_id)
+                        )
+                        or 0
+                    ) + 1
+                    s.add(
+                        EventRecord(
+                            episode_id=episode_id, seq=seq, kind=kind, payload=payload, created_at=_now()
+                        )
+                    )
+                    if episode_updates:
+                        s.execute(
+                            update(EpisodeRecord)
+                            .where(EpisodeRecord.id == episode_id)
+                            .values(**episode_updates)
+                        )
+                return seq
+            except IntegrityError:  # another worker took this seq; take the next one
+                continue
+        raise RuntimeError(f"could not append an event to episode {episode_id}")
+
+    def events(self, episode_id: str) -> list[EventRecord]:
+        """The episode's events in order."""
+        with self._sessions() as s:
+            return list(
+                s.scalars(
+                    select(EventRecord).where(EventRecord.episode_id == episode_id).order_by(EventRecord.seq)
+                )
+            )
+
+    def update_episode(self, episode_id: str, **values: Any) -> None:
+        """Set columns of the episode row."""
+        with self._sessions.begin() as s:
+            s.execute(update(EpisodeRecord).where(EpisodeRecord.id == episode_id).values(**values))
+
+    def save_score(
+        self, episode_id: str, status: str, reward: int | None, result: dict[str, Any]
+    ) -> dict[str, Any]:
+        """Record the score once; a second call returns the first score unchanged (idempotence)."""
+        try:
+            with self._sessions.begin() as s:
+                s.add(
+                    ScoreRecord(
+                        episode_id=episode_id, status=status, reward=reward, result=result, created_at=_now()
+                    )
+                )
+                s.execute(
+                    update(EpisodeRecord)
+                    .where(EpisodeRecord.id == episode_id)
+                    .values(status="finished", finished_at=_now())
+                )
+            return result
+        except IntegrityError:
+            existing = self.score(episode_id)
+            assert existing is not None
+            return existing
+
+    def score(self, episode_id: str) -> dict[str, Any] | None:
+        """The saved score, if any."""
+        with self._sessions() as s:
+            record = s.get(ScoreRecord, episode_id)
+            return None if record is None else record.result

@@ -1,0 +1,51 @@
+"""The simulated-user seam: whatever plays the customer answers the agent's messages through this."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from typing import Literal
+
+from shared.tasks import Task
+
+
+@dataclass(frozen=True)
+class TranscriptMessage:
+    """One message of the conversation as the user sees it (never tool calls or tool outputs)."""
+
+    role: Literal["user", "assistant"]
+    content: str
+
+
+@dataclass(frozen=True)
+class UserTurn:
+    """The user's reply; `done` ends the conversation (goal met, refused, or turn cap reached)."""
+
+    content: str
+    done: bool
+
+
+class SimulatedUser(ABC):
+    """Plays the customer of a task. Stateless: everything it needs is the task and the transcript."""
+
+    #: "scripted" or "llm"; recorded with every episode and score.
+    kind: str
+    #: The model behind the user ("" for scripted users).
+    model: str = ""
+    #: Version of the prompt (or script semantics), recorded with every episode and score.
+    prompt_version: str = ""
+
+    @abstractmethod
+    def opening(self, task: Task) -> UserTurn:
+        """The user's first message."""
+
+    @abstractmethod
+    def reply(self, task: Task, transcript: list[TranscriptMessage], writes_this_turn: int) -> UserTurn:
+        """Answer the agent's last message (the last entry of `transcript`).
+
+        Args:
+            task: the task being played.
+            transcript: the conversation so far, oldest first, ending with the agent's message.
+            writes_this_turn: write tool calls the agent made since the user's previous message (lets an
+                LLM user refuse a premature stop while an announced write is still missing).
+        """

@@ -1,0 +1,1 @@
+"""groundstate: the console script that unites the env server and the trainer."""

@@ -1,0 +1,5 @@
+"""`python -m groundstate` runs the console script."""
+
+from groundstate.cli import main
+
+main()

@@ -1,0 +1,1 @@
+"""Code both sides use: wire models, task schema and the HTTP client."""

@@ -1,0 +1,285 @@
+"""HTTP clients for the groundstate API: `GroundstateClient` (sync) and `AsyncGroundstateClient`.
+
+Both share one request/response layer (`_Api`), so they cannot drift apart; responses are parsed into the
+wire models of `shared.models`, and failures become `ApiError` or `TransportError`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from types import TracebackType
+from typing import Any, Self, TypeVar
+
+import httpx
+from pydantic import BaseModel, TypeAdapter
+
+from shared.errors import ApiError, TransportError
+from shared.models import (
+    DomainDetail,
+    DomainSummary,
+    EpisodeInfo,
+    EpisodeStarted,
+    ErrorResponse,
+    MessageRequest,
+    ScoreRequest,
+    ScoreResult,
+    StartEpisodeRequest,
+    ToolCallRequest,
+    ToolCallResult,
+    TrajectoryScore,
+    UserReply,
+)
+from shared.tasks import Task, TaskPublic
+
+T = TypeVar("T")
+DEFAULT_TIMEOUT = httpx.Timeout(60.0, connect=5.0)
+
+
+@dataclass(frozen=True)
+class _Call:
+    """One API call: method, path, body, and how to parse the answer."""
+
+    method: str
+    path: str
+    parse: TypeAdapter[Any] | None
+    json: Any = None
+    params: dict[str, Any] = field(default_factory=dict)
+
+
+class _Api:
+    """The API surface as `_Call`s, shared by the sync and async clients."""
+
+    @staticmethod
+    def domains() -> _Call:
+        return _Call("GET", "/v1/domains", TypeAdapter(list[DomainSummary]))
+
+    @staticmethod
+    def domain(name: str) -> _Call:
+        return _Call("GET", f"/v1/domains/{name}", TypeAdapter(DomainDetail))
+
+    @staticmethod
+    def tasks(domain: str | None, split: str | None) -> _Call:
+        params = {k: v for k, v in {"domain": domain, "split": split}.items() if v is not None}
+        return _Call("GET", "/v1/tasks", TypeAdapter(list[TaskPublic]), params=params)
+
+    @staticmethod
+    def task(task_id: str, include_gold: bool) -> _Call:
+        adapter: TypeAdapter[Any] = TypeAdapter(Task if include_gold else TaskPublic)
+        return _Call("GET", f"/v1/tasks/{task_id}", adapter, params={"include_gold": include_gold})
+
+    @staticmethod
+    def start(request: StartEpisodeRequest) -> _Call:
+        return _Call("POST", "/v1/episodes", TypeAdapter(EpisodeStarted), json=_dump(request))
+
+    @staticmethod
+    def tool_call(episode_id: str, request: ToolCallRequest) -> _Call:
+        return _Call(
+            "POST", f"/v1/episodes/{episode_id}/tool_calls", TypeAdapter(ToolCallResult), json=_dump(request)
+        )
+
+    @staticmethod
+    def message(episode_id: str, content: str) -> _Call:
+        body = _dump(MessageRequest(content=content))
+        return _Call("POST", f"/v1/episodes/{episode_id}/messages", TypeAdapter(UserReply), json=body)
+
+    @staticmethod
+    def score(episode_id: str) -> _Call:
+        return _Call("POST", f"/v1/episodes/{episode_id}/score", TypeAdapter(ScoreResult))
+
+    @staticmethod
+    def episode(episode_id: str) -> _Call:
+        return _Call("GET", f"/v1/episodes/{episode_id}", TypeAdapter(EpisodeInfo))
+
+    @staticmethod
+    def dispose(episode_id: str) -> _Call:
+        return _Call("DELETE", f"/v1/episodes/{episode_id}", None)
+
+    @staticmethod
+    def score_trajectory(request: ScoreRequest) -> _Call:
+        return _Call("POST", "/v1/score", TypeAdapter(TrajectoryScore), json=_dump(request))
+
+
+def _dump(model: BaseModel) -> dict[str, Any]:
+    return model.model_dump(mode="json", exclude_none=True)
+
+
+def _parse(call: _Call, response: httpx.Response) -> Any:
+    if response.status_code >= 400:
+        try:
+            err = ErrorResponse.model_validate(response.json()).error
+        except ValueError:
+            raise ApiError(response.status_code, "http-error", response.text[:500]) from None
+        raise ApiError(response.status_code, err.code, err.message, err.field)
+    return None if call.parse is None else call.parse.validate_python(response.json())
+
+
+def _headers(api_key: str | None) -> dict[str, str]:
+    return {"Authorization": f"Bearer {api_key}"} if api_key else {}
+
+
+class GroundstateClient:
+    """Synchronous client. Use as a context manager, or call `close()`."""
+
+    def __init__(
+        self,
+        base_url: str = "http://127.0.0.1:8000",
+        *,
+        api_key: str | None = None,
+        timeout: httpx.Timeout | float = DEFAULT_TIMEOUT,
+        transport: httpx.BaseTransport | None = None,
+    ) -> None:
+        self._http = httpx.Client(
+            base_url=base_url, timeout=timeout, headers=_headers(api_key), transport=transport
+        )
+
+    def _run(self, call: _Call) -> Any:
+        try:
+            response = self._http.request(call.method, call.path, json=call.json, params=call.params or None)
+        except httpx.TransportError as exc:
+            raise TransportError(f"{call.method} {call.path}: {exc!r}") from exc
+        return _parse(call, response)
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Close the connection pool."""
+        self._http.close()
+
+    def domains(self) -> list[DomainSummary]:
+        """Installed domains."""
+        return self._run(_Api.domains())  # type: ignore[no-any-return]
+
+    def domain(self, name: str) -> DomainDetail:
+        """One domain's policy and tools."""
+        return self._run(_Api.domain(name))  # type: ignore[no-any-return]
+
+    def tasks(self, domain: str | None = None, split: str | None = None) -> list[TaskPublic]:
+        """The task catalogue."""
+        return self._run(_Api.tasks(domain, split))  # type: ignore[no-any-return]
+
+    def task(self, task_id: str, include_gold: bool = False) -> Task | TaskPublic:
+        """One task (the full file with `include_gold`)."""
+        return self._run(_Api.task(task_id, include_gold))  # type: ignore[no-any-return]
+
+    def start_episode(self, task_id: str, user: str | None = None, seed: int | None = None) -> EpisodeStarted:
+        """Start an episode."""
+        return self._run(_Api.start(StartEpisodeRequest(task_id=task_id, user=user, seed=seed)))  # type: ignore[arg-type]
+
+    def call_tool(
+        self, episode_id: str, name: str, arguments: dict[str, Any] | None = None, call_id: str | None = None
+    ) -> ToolCallResult:
+        """Run a tool in the episode's sandbox."""
+        request = ToolCallRequest(name=name, arguments=arguments or {}, call_id=call_id)
+        return self._run(_Api.tool_call(episode_id, request))  # type: ignore[no-any-return]
+
+    def send_message(self, episode_id: str, content: str) -> UserReply:
+        """Send an assistant message; returns the user's reply."""
+        return self._run(_Api.message(episode_id, content))  # type: ignore[no-any-return]
+
+    def score(self, episode_id: str) -> ScoreResult:
+        """End and score the episode."""
+        return self._run(_Api.score(episode_id))  # type: ignore[no-any-return]
+
+    def episode(self, episode_id: str) -> EpisodeInfo:
+        """Inspect an episode."""
+        return self._run(_Api.episode(episode_id))  # type: ignore[no-any-return]
+
+    def dispose(self, episode_id: str) -> None:
+        """Dispose of an episode."""
+        self._run(_Api.dispose(episode_id))
+
+    def score_trajectory(self, request: ScoreRequest) -> TrajectoryScore:
+        """Score a trajectory statelessly."""
+        return self._run(_Api.score_trajectory(request))  # type: ignore[no-any-return]
+
+
+class AsyncGroundstateClient:
+    """Asynchronous client with the same methods as `GroundstateClient`, awaited."""
+
+    def __init__(
+        self,
+        base_url: str = "http://127.0.0.1:8000",
+        *,
+        api_key: str | None = None,
+        timeout: httpx.Timeout | float = DEFAULT_TIMEOUT,
+        transport: httpx.AsyncBaseTransport | None = None,
+        max_connections: int = 100,
+    ) -> None:
+        limits = httpx.Limits(max_connections=max_connections, max_keepalive_connections=max_connections)
+        self._http = httpx.AsyncClient(
+            base_url=base_url, timeout=timeout, headers=_headers(api_key), transport=transport, limits=limits
+        )
+
+    async def _run(self, call: _Call) -> Any:
+        try:
+            response = await self._http.request(
+                call.method, call.path, json=call.json, params=call.params or None
+            )
+        except httpx.TransportError as exc:
+            raise TransportError(f"{call.method} {call.path}: {exc!r}") from exc
+        return _parse(call, response)
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        """Close the connection pool."""
+        await self._http.aclose()
+
+    async def domains(self) -> list[DomainSummary]:
+        """Installed domains."""
+        return await self._run(_Api.domains())  # type: ignore[no-any-return]
+
+    async def domain(self, name: str) -> DomainDetail:
+        """One domain's policy and tools."""
+        return await self._run(_Api.domain(name))  # type: ignore[no-any-return]
+
+    async def tasks(self, domain: str | None = None, split: str | None = None) -> list[TaskPublic]:
+        """The task catalogue."""
+        return await self._run(_Api.tasks(domain, split))  # type: ignore[no-any-return]
+
+    async def task(self, task_id: str, include_gold: bool = False) -> Task | TaskPublic:
+        """One task (the full file with `include_gold`)."""
+        return await self._run(_Api.task(task_id, include_gold))  # type: ignore[no-any-return]
+
+    async def start_episode(
+        self, task_id: str, user: str | None = None, seed: int | None = None
+    ) -> EpisodeStarted:
+        """Start an episode."""
+        return await self._run(_Api.start(StartEpisodeRequest(task_id=task_id, user=user, seed=seed)))  # type: ignore[arg-type]
+
+    async def call_tool(
+        self, episode_id: str, name: str, arguments: dict[str, Any] | None = None, call_id: str | None = None
+    ) -> ToolCallResult:
+        """Run a tool in the episode's sandbox."""
+        request = ToolCallRequest(name=name, arguments=arguments or {}, call_id=call_id)
+        return await self._run(_Api.tool_call(episode_id, request))  # type: ignore[no-any-return]
+
+    async def send_message(self, episode_id: str, content: str) -> UserReply:
+        """Send an assistant message; returns the user's reply."""
+        return await self._run(_Api.message(episode_id, content))  # type: ignore[no-any-return]
+
+    async def score(self, episode_id: str) -> ScoreResult:
+        """End and score the episode."""
+        return await self._run(_Api.score(episode_id))  # type: ignore[no-any-return]
+
+    async def episode(self, episode_id: str) -> EpisodeInfo:
+        """Inspect an episode."""
+        return await self._run(_Api.episode(episode_id))  # type: ignore[no-any-return]
+
+    async def dispose(self, episode_id: str) -> None:
+        """Dispose of an episode."""
+        await self._run(_Api.dispose(episode_id))
+
+    async def score_trajectory(self, request: ScoreRequest) -> TrajectoryScore:
+        """Score a trajectory statelessly."""
+        return await self._run(_Api.score_trajectory(request))  # type: ignore[no-any-return]

@@ -1,0 +1,190 @@
+"""Wire models of the REST API (`/v1`): what the server returns and what clients send.
+
+Both sides import these; nothing here imports env_server or trainer.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+UserKind = Literal["scripted", "llm"]
+ScoreStatus = Literal["scored", "backend_error"]
+EpisodeStatus = Literal["active", "finished"]
+EventKind = Literal["user_message", "assistant_message", "tool_call", "backend_error"]
+
+
+class WireModel(BaseModel):
+    """Base of every wire model: unknown fields are rejected, so typos fail loudly."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+class ErrorBody(WireModel):
+    """What went wrong, machine- and human-readable."""
+
+    code: str = Field(description="Stable kebab-case code, e.g. `unknown-task`.", examples=["unknown-task"])
+    message: str = Field(description="A sentence naming the bad value and, where useful, the valid ones.")
+    field: str | None = Field(default=None, description="The request field at fault, dotted.")
+
+
+class ErrorResponse(WireModel):
+    """Body of every 4xx/5xx response."""
+
+    error: ErrorBody
+
+
+class DomainSummary(WireModel):
+    """A domain in the catalogue."""
+
+    name: str = Field(examples=["hotel"])
+    description: str
+    tools: int = Field(description="Number of tools.")
+    tasks: int = Field(description="Number of loaded tasks (built-in and extra).")
+
+
+class DomainDetail(WireModel):
+    """A domain with its policy and tool schemas."""
+
+    name: str
+    description: str
+    policy: str = Field(description="The agent's operating manual (markdown).")
+    tools: list[dict[str, Any]] = Field(description="OpenAI `tools` entries, each with `kind: read|write`.")
+
+
+class StartEpisodeRequest(WireModel):
+    """Start an episode of a task."""
+
+    task_id: str = Field(examples=["hotel-corp-modify-approval-007"])
+    user: UserKind | None = Field(default=None, description="Simulated user; the server default if omitted.")
+    seed: int | None = Field(default=None, description="Seed for the LLM user's sampling.")
+
+
+class EpisodeStarted(WireModel):
+    """Everything an agent needs to begin: policy, tools and the user's first message."""
+
+    episode_id: str
+    task_id: str
+    domain: str
+    system_prompt: str = Field(description="The domain policy, to use as the agent's system prompt.")
+    tools: list[dict[str, Any]] = Field(description="OpenAI `tools` entries, each with `kind: read|write`.")
+    first_message: str = Field(description="The simulated user's opening message.")
+    user: UserKind
+    user_model: str = ""
+
+
+class ToolCallRequest(WireModel):
+    """Call one tool in the episode's sandbox."""
+
+    name: str = Field(examples=["get_booking"])
+    arguments: dict[str, Any] = Field(default_factory=dict, examples=[{"booking_id": "BK-10417"}])
+    call_id: str | None = Field(default=None, description="The model's tool-call id, echoed back.")
+
+
+class ToolCallResult(WireModel):
+    """A tool's result (`output`) or business refusal (`error`); both are for the agent to read."""
+
+    name: str
+    call_id: str | None = None
+    output: Any = None
+    error: str | None = Field(default=None, description="A business-rule refusal (ToolError) message.")
+
+
+class MessageRequest(WireModel):
+    """An assistant message to the simulated user."""
+
+    content: str = Field(min_length=1)
+
+
+class UserReply(WireModel):
+    """The simulated user's answer; `done` means the user ended the conversation."""
+
+    content: str
+    done: bool
+
+
+class DiffEntry(WireModel):
+    """One difference between the agent's changes and the expected changes."""
+
+    kind: Literal["missing", "wrong", "extra"] = Field(
+        description="missing: an expected change was not made; wrong: made with another value; "
+        "extra: a change that should not have been made."
+    )
+    table: str
+    key: str = Field(description="Primary key of the row, or `(new row)` for an added row.")
+    column: str | None = Field(default=None, description="The column, or null for a whole row.")
+    expected: Any = None
+    actual: Any = None
+
+
+class Check(WireModel):
+    """One part of the reward: the state check, each communicate item, each rubric question."""
+
+    name: str = Field(examples=["state", "communicate:manager approval", "rubric:1"])
+    passed: bool
+    detail: str = ""
+
+
+class ScoreResult(WireModel):
+    """The verdict on an episode or trajectory."""
+
+    status: ScoreStatus
+    reward: int | None = Field(description="1 or 0; null when status is backend_error.")
+    checks: list[Check] = Field(default_factory=list)
+    diff: list[DiffEntry] = Field(default_factory=list)
+    error: str | None = Field(default=None, description="Cause of a backend_error.")
+    user_model: str = ""
+    user_prompt_version: str = ""
+
+
+class EpisodeEvent(WireModel):
+    """One persisted event of an episode."""
+
+    seq: int
+    kind: EventKind
+    payload: dict[str, Any]
+    created_at: datetime
+
+
+class EpisodeInfo(WireModel):
+    """An episode's record: events, the state diff so far, and its score once finished."""
+
+    episode_id: str
+    task_id: str
+    domain: str
+    status: EpisodeStatus
+    user: UserKind
+    events: list[EpisodeEvent]
+    diff: list[DiffEntry] = Field(description="Against the expected changes, as scoring would see it now.")
+    score: ScoreResult | None = None
+
+
+class ToolCallSpec(WireModel):
+    """A tool call of a submitted trajectory."""
+
+    name: str
+    arguments: dict[str, Any] = Field(default_factory=dict)
+
+
+class ChatMessage(WireModel):
+    """An OpenAI-style chat message of a submitted trajectory."""
+
+    model_config = ConfigDict(extra="allow")
+    role: Literal["system", "user", "assistant", "tool"]
+    content: str | None = None
+
+
+class ScoreRequest(WireModel):
+    """A whole trajectory to score statelessly on a fresh sandbox."""
+
+    task_id: str
+    tool_calls: list[ToolCallSpec] = Field(default_factory=list)
+    messages: list[ChatMessage] = Field(default_factory=list)
+
+
+class TrajectoryScore(ScoreResult):
+    """A stateless score, with what each replayed tool call returned."""
+
+    tool_results: list[ToolCallResult] = Field(default_factory=list)

@@ -1,0 +1,99 @@
+"""The task schema: what a task YAML file holds, and what the catalogue serves.
+
+A task is data, shared by the server (which loads and scores it) and the trainer (which lists and selects
+tasks). `Task` is the full file; `TaskPublic` is what an agent-facing catalogue returns (no gold actions).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+Split = Literal["train", "test"]
+TaskKind = Literal["action", "analytics"]
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class UserSpec(_Strict):
+    """The simulated customer: who they are, what they want, and (for the scripted user) what they say."""
+
+    persona: str = Field(description="Who the user is and how they talk.")
+    goal: str = Field(description="What the user wants out of the conversation.")
+    known_info: dict[str, Any] = Field(
+        default_factory=dict, description="Facts the user can give when asked."
+    )
+    unknown_info: list[str] = Field(default_factory=list, description="Facts the user does not know.")
+    instructions: str = Field(default="", description="How the user should behave (what to accept, refuse).")
+    script: list[str] = Field(
+        min_length=1, description="Lines the scripted user says, in order; the first opens the conversation."
+    )
+
+
+class GoldAction(_Strict):
+    """One reference tool call; replaying all of them on the initial state yields the expected state."""
+
+    tool: str
+    args: dict[str, Any] = Field(default_factory=dict)
+
+
+class AnalyticsSpec(_Strict):
+    """The verifiable answer of an `analytics` task: the gold SQL whose result rows the answer must match."""
+
+    gold_sql: str = Field(description="A SELECT statement over the domain tables; its rows are the answer.")
+    tolerance: float = Field(default=0.01, ge=0, description="Relative tolerance for numeric cells.")
+
+
+class Task(_Strict):
+    """A task file, as written by a benchmark author."""
+
+    id: str = Field(pattern=r"^[a-z0-9][a-z0-9-]*$", description="Unique id, also the file name.")
+    domain: str
+    split: Split
+    kind: TaskKind = "action"
+    difficulty_tags: list[str] = Field(default_factory=list)
+    description: str = Field(default="", description="One line for the catalogue: what the task tests.")
+    user: UserSpec
+    initial_patch: dict[str, list[dict[str, Any]]] = Field(
+        default_factory=dict, description="Rows added or overwritten (by primary key) on top of the seed."
+    )
+    gold_actions: list[GoldAction] = Field(default_factory=list)
+    wrong_actions: list[GoldAction] = Field(
+        default_factory=list,
+        description="A plausible wrong trajectory (e.g. doing what the user asked against policy) that must "
+        "score 0; required when the gold actions change nothing, so validation can prove the check bites.",
+    )
+    communicate: list[str] = Field(default_factory=list, description="Facts the agent must tell the user.")
+    rubric: list[str] = Field(default_factory=list, description="Yes/no questions for the LLM judge.")
+    analytics: AnalyticsSpec | None = None
+
+    def public(self) -> TaskPublic:
+        """The agent-safe view: everything but the gold actions and the gold SQL."""
+        return TaskPublic(
+            id=self.id,
+            domain=self.domain,
+            split=self.split,
+            kind=self.kind,
+            difficulty_tags=self.difficulty_tags,
+            description=self.description,
+            user=self.user,
+            has_communicate=bool(self.communicate),
+            has_rubric=bool(self.rubric),
+        )
+
+
+class TaskPublic(_Strict):
+    """A catalogue entry without the reference solution."""
+
+    id: str
+    domain: str
+    split: Split
+    kind: TaskKind
+    difficulty_tags: list[str]
+    description: str
+    user: UserSpec
+    has_communicate: bool
+    has_rubric: bool

@@ -1,0 +1,65 @@
+"""Shared fixtures: a toy domain, per-test stores, both sandbox backends, and an app client."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+from sqlalchemy import create_engine, text
+
+from env_server.app import create_app
+from env_server.domain.registry import DomainRegistry
+from env_server.settings import Settings
+from tests.toy_domain import domain as toy_domain
+
+PG_URL = os.environ.get("GROUNDSTATE_TEST_PG_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/postgres")
+IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
+
+
+def _pg_available() -> bool:
+    try:
+        engine = create_engine(PG_URL)
+        with engine.connect() as conn:
+            conn.execute(text("SELECT 1"))
+        engine.dispose()
+        return True
+    except Exception:
+        return False
+
+
+@pytest.fixture(scope="session")
+def pg_url() -> str:
+    """The PostgreSQL URL; skips the test without a server, except under CI where that is a failure."""
+    if not _pg_available():
+        if IN_CI:
+            pytest.fail(f"PostgreSQL is required under CI but {PG_URL} is unreachable")
+        pytest.skip(f"PostgreSQL not reachable at {PG_URL}")
+    return PG_URL
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
+def sandbox_url(request: pytest.FixtureRequest) -> str:
+    """Each test using this runs on both backends."""
+    if request.param == "sqlite":
+        return "sqlite://"
+    return str(request.getfixturevalue("pg_url"))
+
+
+@pytest.fixture
+def toy_registry() -> DomainRegistry:
+    return DomainRegistry([toy_domain])
+
+
+@pytest.fixture
+def settings(tmp_path: Path, sandbox_url: str) -> Settings:
+    """A fresh store per test; sandboxes on the parametrised backend."""
+    return Settings(store_url=f"sqlite:///{tmp_path}/store.db", sandbox_url=sandbox_url)
+
+
+@pytest.fixture
+def client(settings: Settings, toy_registry: DomainRegistry) -> Iterator[TestClient]:
+    with TestClient(create_app(settings, registry=toy_registry)) as c:
+        yield c

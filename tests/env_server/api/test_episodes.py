@@ -1,0 +1,117 @@
+"""The episode lifecycle through HTTP, on both sandbox backends."""
+
+from fastapi.testclient import TestClient
+
+from tests.factories import call, start_episode
+
+
+def test_start_returns_policy_tools_and_first_message(client: TestClient) -> None:
+    body = client.post("/v1/episodes", json={"task_id": "toybank-transfer-001"}).json()
+    assert body["first_message"] == "Please move 50.00 from AC-0001 to AC-0002."
+    assert "Toy bank policy" in body["system_prompt"]
+    kinds = {t["function"]["name"]: t["kind"] for t in body["tools"]}
+    assert kinds["transfer"] == "write" and kinds["get_account"] == "read"
+    assert body["user"] == "scripted"
+
+
+def test_gold_trajectory_scores_one_and_score_is_idempotent(client: TestClient) -> None:
+    eid = start_episode(client)
+    assert call(client, eid, "get_account", account_id="AC-0001")["output"]["balance_cents"] == 10000
+    assert call(client, eid, "transfer", source_id="AC-0001", target_id="AC-0002", amount_cents=5000)[
+        "output"
+    ] == ("TR-90001")
+    reply = client.post(f"/v1/episodes/{eid}/messages", json={"content": "Your transfer complete!"}).json()
+    assert reply == {"content": "Thanks!", "done": False}
+    first = client.post(f"/v1/episodes/{eid}/score").json()
+    assert first["status"] == "scored" and first["reward"] == 1 and first["diff"] == []
+    assert client.post(f"/v1/episodes/{eid}/score").json() == first
+
+
+def test_wrong_amount_scores_zero_with_readable_diff(client: TestClient) -> None:
+    eid = start_episode(client)
+    call(client, eid, "transfer", source_id="AC-0001", target_id="AC-0002", amount_cents=4000)
+    client.post(f"/v1/episodes/{eid}/messages", json={"content": "transfer complete"})
+    score = client.post(f"/v1/episodes/{eid}/score").json()
+    assert score["reward"] == 0
+    wrong = {(d["table"], d["key"], d["column"]): (d["expected"], d["actual"]) for d in score["diff"]}
+    assert wrong[("accounts", "AC-0001", "balance_cents")] == (5000, 6000)
+    assert wrong[("transfers", "(new row)", "amount_cents")] == (5000, 4000)
+    assert {d["kind"] for d in score["diff"]} == {"wrong"}
+
+
+def test_extra_write_is_reported_as_extra(client: TestClient) -> None:
+    eid = start_episode(client)
+    call(client, eid, "transfer", source_id="AC-0001", target_id="AC-0002", amount_cents=5000)
+    call(client, eid, "freeze_account", account_id="AC-0050")
+    client.post(f"/v1/episodes/{eid}/messages", json={"content": "transfer complete"})
+    score = client.post(f"/v1/episodes/{eid}/score").json()
+    assert score["reward"] == 0
+    assert score["diff"] == [
+        {
+            "kind": "extra",
+            "table": "accounts",
+            "key": "AC-0050",
+            "column": "status",
+            "expected": "open",
+            "actual": "frozen",
+        }
+    ]
+
+
+def test_missing_communicate_item_costs_the_reward(client: TestClient) -> None:
+    eid = start_episode(client)
+    call(client, eid, "transfer", source_id="AC-0001", target_id="AC-0002", amount_cents=5000)
+    client.post(f"/v1/episodes/{eid}/messages", json={"content": "All done."})
+    score = client.post(f"/v1/episodes/{eid}/score").json()
+    assert score["reward"] == 0
+    assert {c["name"]: c["passed"] for c in score["checks"]} == {
+        "state": True,
+        "communicate:transfer complete": False,
+    }
+
+
+def test_tool_refusal_is_agent_visible_and_rolls_back(client: TestClient) -> None:
+    eid = start_episode(client)
+    result = call(client, eid, "transfer", source_id="AC-0001", target_id="AC-0002", amount_cents=999_999)
+    assert result["error"] == "insufficient funds in AC-0001" and result["output"] is None
+    assert call(client, eid, "get_account", account_id="AC-0001")["output"]["balance_cents"] == 10000
+
+
+def test_missing_expected_change_is_reported_as_missing(client: TestClient) -> None:
+    eid = start_episode(client)
+    score = client.post(f"/v1/episodes/{eid}/score").json()
+    kinds = {(d["kind"], d["table"], d["key"]) for d in score["diff"]}
+    assert ("missing", "accounts", "AC-0001") in kinds and ("missing", "transfers", "(new row)") in kinds
+
+
+def test_scripted_user_ends_after_its_script(client: TestClient) -> None:
+    eid = start_episode(client)
+    assert client.post(f"/v1/episodes/{eid}/messages", json={"content": "ok"}).json()["done"] is False
+    assert client.post(f"/v1/episodes/{eid}/messages", json={"content": "bye"}).json()["done"] is True
+    over = client.post(f"/v1/episodes/{eid}/messages", json={"content": "hello?"})
+    assert over.status_code == 409 and over.json()["error"]["code"] == "conversation-over"
+
+
+def test_get_episode_shows_events_and_diff_so_far(client: TestClient) -> None:
+    eid = start_episode(client)
+    call(client, eid, "freeze_account", account_id="AC-0050")
+    info = client.get(f"/v1/episodes/{eid}").json()
+    assert [e["kind"] for e in info["events"]] == ["user_message", "tool_call"]
+    assert info["events"][1]["payload"]["arguments"] == {"account_id": "AC-0050"}
+    assert {(d["kind"], d["key"]) for d in info["diff"]} >= {("extra", "AC-0050"), ("missing", "AC-0001")}
+    assert info["status"] == "active" and info["score"] is None
+
+
+def test_disposed_episode_is_gone(client: TestClient) -> None:
+    eid = start_episode(client)
+    assert client.delete(f"/v1/episodes/{eid}").status_code == 204
+    assert client.get(f"/v1/episodes/{eid}").status_code == 404
+    assert client.post(f"/v1/episodes/{eid}/tool_calls", json={"name": "get_account"}).status_code == 404
+
+
+def test_rubric_without_judge_is_a_backend_error(client: TestClient) -> None:
+    eid = start_episode(client, "toybank-judge-003")
+    call(client, eid, "set_balance", account_id="AC-0005", balance_cents=12300)
+    score = client.post(f"/v1/episodes/{eid}/score").json()
+    assert score["status"] == "backend_error" and score["reward"] is None
+    assert "no judge is configured" in score["error"]

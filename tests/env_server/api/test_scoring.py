@@ -1,0 +1,40 @@
+"""`POST /v1/score`: stateless scoring of submitted trajectories."""
+
+from fastapi.testclient import TestClient
+
+GOLD = [
+    {"name": "transfer", "arguments": {"source_id": "AC-0001", "target_id": "AC-0002", "amount_cents": 5000}}
+]
+
+
+def test_gold_trajectory_with_message_scores_one(client: TestClient) -> None:
+    body = {
+        "task_id": "toybank-transfer-001",
+        "tool_calls": GOLD,
+        "messages": [
+            {"role": "user", "content": "move it"},
+            {"role": "assistant", "content": "Transfer complete."},
+        ],
+    }
+    r = client.post("/v1/score", json=body).json()
+    assert r["reward"] == 1 and r["tool_results"][0]["output"] == "TR-90001"
+
+
+def test_invalid_calls_in_a_trajectory_are_agent_errors_not_http_errors(client: TestClient) -> None:
+    calls = [
+        {"name": "no_such_tool", "arguments": {}},
+        {"name": "transfer", "arguments": {"source_id": "AC-0001"}},
+    ]
+    r = client.post("/v1/score", json={"task_id": "toybank-transfer-001", "tool_calls": calls})
+    assert r.status_code == 200
+    body = r.json()
+    assert body["reward"] == 0 and all(t["error"] for t in body["tool_results"])
+
+
+def test_scoring_the_same_state_twice_gives_the_same_result(client: TestClient) -> None:
+    body = {"task_id": "toybank-transfer-001", "tool_calls": GOLD[:1], "messages": []}
+    assert client.post("/v1/score", json=body).json() == client.post("/v1/score", json=body).json()
+
+
+def test_unknown_task_is_404(client: TestClient) -> None:
+    assert client.post("/v1/score", json={"task_id": "nope"}).status_code == 404

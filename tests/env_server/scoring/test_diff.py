@@ -1,0 +1,105 @@
+"""Unit tests of the diff core: content matching of added rows, column-level updates, volatile columns."""
+
+from env_server.scoring.diff import changes, compare
+from env_server.scoring.snapshot import Snapshot, generated_id_matcher, normalise
+
+
+def snap(**tables: dict) -> Snapshot:
+    return Snapshot(tables={name: dict(rows) for name, rows in tables.items()})
+
+
+INITIAL = snap(
+    accounts={("A1",): {"id": "A1", "bal": 10, "note": "x"}, ("A2",): {"id": "A2", "bal": 0, "note": "y"}},
+    transfers={},
+)
+
+
+def test_equal_changes_give_no_entries() -> None:
+    final = snap(
+        accounts={("A1",): {"id": "A1", "bal": 5, "note": "x"}, ("A2",): {"id": "A2", "bal": 5, "note": "y"}},
+        transfers={("T-90001",): {"id": "<new:T>", "amt": 5}},
+    )
+    c = changes(INITIAL, final, {})
+    assert compare(c, c) == []
+    assert set(c) == {"accounts", "transfers"}
+
+
+def test_added_rows_match_by_content_whatever_their_generated_keys() -> None:
+    a = snap(
+        accounts=INITIAL.tables["accounts"],
+        transfers={("T-90001",): {"id": "<new:T>", "amt": 5}, ("T-90002",): {"id": "<new:T>", "amt": 7}},
+    )
+    b = snap(
+        accounts=INITIAL.tables["accounts"],
+        transfers={("T-90001",): {"id": "<new:T>", "amt": 7}, ("T-90002",): {"id": "<new:T>", "amt": 5}},
+    )
+    assert compare(changes(INITIAL, a, {}), changes(INITIAL, b, {})) == []
+
+
+def test_volatile_columns_are_ignored_and_star_drops_a_table() -> None:
+    final = snap(
+        accounts={
+            ("A1",): {"id": "A1", "bal": 10, "note": "changed"},
+            ("A2",): INITIAL.tables["accounts"][("A2",)],
+        },
+        transfers={},
+    )
+    assert changes(INITIAL, final, {"accounts": frozenset({"note"})}) == {}
+    assert changes(INITIAL, final, {}) != {}
+
+
+def test_missing_wrong_extra_on_updates_and_deletes() -> None:
+    expected = changes(
+        INITIAL,
+        snap(
+            accounts={
+                ("A1",): {"id": "A1", "bal": 5, "note": "x"},
+                ("A2",): {"id": "A2", "bal": 0, "note": "y"},
+            },
+            transfers={},
+        ),
+        {},
+    )
+    actual = changes(INITIAL, snap(accounts={("A1",): {"id": "A1", "bal": 6, "note": "x"}}, transfers={}), {})
+    entries = {(e.kind, e.key, e.column, str(e.expected), str(e.actual)) for e in compare(expected, actual)}
+    assert entries == {("wrong", "A1", "bal", "5", "6"), ("extra", "A2", None, "(present)", "(deleted)")}
+    entries = {(e.kind, e.key, e.column) for e in compare(actual, expected)}
+    assert entries == {("wrong", "A1", "bal"), ("missing", "A2", None)}
+
+
+def test_near_miss_new_row_reads_as_wrong_columns_and_far_miss_as_missing_plus_extra() -> None:
+    exp = changes(
+        INITIAL,
+        snap(
+            accounts=INITIAL.tables["accounts"],
+            transfers={("T-90001",): {"id": "<new:T>", "amt": 5, "to": "A2", "from": "A1"}},
+        ),
+        {},
+    )
+    near = changes(
+        INITIAL,
+        snap(
+            accounts=INITIAL.tables["accounts"],
+            transfers={("T-90001",): {"id": "<new:T>", "amt": 6, "to": "A2", "from": "A1"}},
+        ),
+        {},
+    )
+    far = changes(
+        INITIAL,
+        snap(
+            accounts=INITIAL.tables["accounts"],
+            transfers={("T-90001",): {"id": "<new:T>", "amt": 9, "to": "A9", "from": "A8"}},
+        ),
+        {},
+    )
+    assert [(e.kind, e.column, e.expected, e.actual) for e in compare(exp, near)] == [("wrong", "amt", 5, 6)]
+    assert sorted(e.kind for e in compare(exp, far)) == ["extra", "missing"]
+
+
+def test_generated_ids_are_recognised_only_in_the_issued_range() -> None:
+    is_generated = generated_id_matcher({"BK": 90003})
+    assert normalise("BK-90001", is_generated) == "<new:BK>"
+    assert normalise("BK-90002", is_generated) == "<new:BK>"
+    assert normalise("BK-90003", is_generated) == "BK-90003"
+    assert normalise("BK-10417", is_generated) == "BK-10417"
+    assert normalise("XX-90001", is_generated) == "XX-90001"

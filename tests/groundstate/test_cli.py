@@ -1,0 +1,88 @@
+"""The `groundstate` console script: task listing and validation, through the real entry point."""
+
+import importlib
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from groundstate.cli import app
+from tests.factories import register_entry_point
+
+ROOT = Path(__file__).parents[2]
+
+
+@pytest.fixture
+def toy_site(tmp_path: Path) -> Iterator[Path]:
+    site = tmp_path / "site"
+    register_entry_point(site, "toybank", "tests.toy_domain:domain")
+    sys.path.insert(0, str(site))
+    importlib.invalidate_caches()
+    yield site
+    sys.path.remove(str(site))
+    importlib.invalidate_caches()
+
+
+def test_tasks_validate_passes_on_sqlite(toy_site: Path) -> None:
+    result = CliRunner().invoke(app, ["tasks", "validate", "--domain", "toybank"])
+    assert result.exit_code == 0, result.output
+    assert "3 passed, 0 failed (sqlite)" in result.output
+
+
+@pytest.mark.postgres
+def test_tasks_validate_passes_on_postgresql(toy_site: Path, pg_url: str) -> None:
+    result = CliRunner().invoke(
+        app, ["tasks", "validate", "--domain", "toybank", "--backend", "postgresql", "--pg-url", pg_url]
+    )
+    assert result.exit_code == 0, result.output
+    assert "3 passed, 0 failed (postgresql)" in result.output
+
+
+def test_tasks_validate_fails_a_task_whose_write_is_unneeded(toy_site: Path, tmp_path: Path) -> None:
+    bad = tmp_path / "bad"
+    bad.mkdir()
+    (bad / "toybank-bad-009.yaml").write_text(
+        "id: toybank-bad-009\ndomain: toybank\nsplit: train\n"
+        "user: {persona: p, goal: g, script: [hi]}\n"
+        "initial_patch: {accounts: [{id: AC-0009, owner: x, balance_cents: 0, status: frozen}]}\n"
+        "gold_actions:\n  - {tool: freeze_account, args: {account_id: AC-0009}}\n"
+    )
+    result = CliRunner().invoke(app, ["tasks", "validate", "--domain", "toybank", "--tasks-dir", str(bad)])
+    assert result.exit_code == 1
+    assert "toybank-bad-009" in result.output and "1 failed" in result.output
+
+
+def test_tasks_list_counts_by_split(toy_site: Path) -> None:
+    result = CliRunner().invoke(app, ["tasks", "list"])
+    assert result.exit_code == 0
+    assert "toybank" in result.output
+
+
+def test_db_upgrade_through_the_console_script(tmp_path: Path) -> None:
+    env = {**os.environ, "GROUNDSTATE_STORE_URL": f"sqlite:///{tmp_path}/s.db"}
+    out = subprocess.run(
+        [sys.executable, "-m", "groundstate", "db", "upgrade"],
+        env=env,
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        check=True,
+    )
+    assert "at revision 0001" in out.stdout
+
+
+def test_serve_refuses_a_public_address_without_api_key(tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if k != "GROUNDSTATE_API_KEY"}
+    out = subprocess.run(
+        [sys.executable, "-m", "groundstate", "serve", "--host", "0.0.0.0"],
+        env=env,
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=120,
+    )
+    assert out.returncode == 2 and "GROUNDSTATE_API_KEY is required" in out.stdout
