@@ -7,12 +7,13 @@ domain's unrelated canary write scores 0. Rubric questions need a judge and are 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from env_server.domain import Domain
 from env_server.errors import GroundstateError
-from env_server.scoring.scorer import Scorer
+from env_server.scoring.scorer import Scorer, submitted_answer
 from shared.models import ToolCallSpec
 from shared.tasks import GoldAction, Task
 
@@ -50,11 +51,14 @@ def validate_task(task: Task, domain: Domain, scorer: Scorer) -> TaskValidation:
         actions: Sequence[GoldAction], messages: list[dict[str, str]] = said
     ) -> tuple[int | None, str]:
         calls = [ToolCallSpec(name=a.tool, arguments=a.args) for a in actions]
-        _, actual = scorer.replay(task, domain, calls)
-        result = scorer.score(state_only, domain, actual, messages)
+        results, actual = scorer.replay(task, domain, calls)
+        answer = submitted_answer(results, [c.arguments for c in calls])
+        result = scorer.score(state_only, domain, actual, messages, answer)
         failed = [c for c in result.checks if not c.passed]
         return result.reward, "; ".join(f"{c.name}: {c.detail}" for c in failed)
 
+    if task.kind == "analytics":
+        return _validate_analytics(task, domain, scorer, report, reward)
     try:
         expected = scorer.expected(task, domain)
     except GroundstateError as exc:
@@ -98,6 +102,54 @@ def validate_task(task: Task, domain: Domain, scorer: Scorer) -> TaskValidation:
             CheckOutcome("canary", r == 0, "scores 0" if r == 0 else "an extra write scores 1")
         )
     return report
+
+
+def _validate_analytics(
+    task: Task,
+    domain: Domain,
+    scorer: Scorer,
+    report: TaskValidation,
+    reward: Callable[[Sequence[GoldAction]], tuple[int | None, str]],
+) -> TaskValidation:
+    """Analytics tasks: the gold answer scores 1, no answer 0, a perturbed answer 0, an extra write 0."""
+    try:
+        rows = scorer.gold_rows(task, domain)
+    except GroundstateError as exc:
+        report.checks.append(CheckOutcome("gold", False, exc.message))
+        return report
+    if not rows:
+        report.checks.append(
+            CheckOutcome("gold", False, "the gold SQL returns no rows: ask a question with an answer")
+        )
+        return report
+
+    def answer(value: list[list[Any]]) -> GoldAction:
+        return GoldAction(tool="submit_answer", args={"rows": value})
+
+    r, why = reward([answer(rows)])
+    report.checks.append(CheckOutcome("gold", r == 1, why or "scores 1"))
+    r, _ = reward([])
+    report.checks.append(CheckOutcome("empty", r == 0, "scores 0" if r == 0 else "no answer scores 1"))
+    r, _ = reward([answer(perturbed(rows))])
+    report.checks.append(
+        CheckOutcome("wrong", r == 0, "scores 0" if r == 0 else "a perturbed answer scores 1")
+    )
+    if domain.canary_action is not None:
+        r, _ = reward([domain.canary_action, answer(rows)])
+        report.checks.append(CheckOutcome("canary", r == 0, "scores 0" if r == 0 else "a write scores 1"))
+    return report
+
+
+def perturbed(rows: list[list[Any]]) -> list[list[Any]]:
+    """A plausible wrong answer: one row fewer, or the first number off by a tenth plus one."""
+    if len(rows) > 1:
+        return rows[:-1]
+    row = list(rows[0])
+    for i, cell in enumerate(row):
+        if isinstance(cell, int | float) and not isinstance(cell, bool):
+            row[i] = cell * 1.1 + 1
+            return [row]
+    return [[*row[:-1], f"{row[-1]}-not"]] if row else [["nothing"]]
 
 
 def _is_write(domain: Domain, action: GoldAction) -> bool:

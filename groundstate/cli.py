@@ -5,6 +5,7 @@ from __future__ import annotations
 import typer
 
 from env_server import cli as server_cli
+from trainer import cli as trainer_cli
 
 app = typer.Typer(
     help="groundstate: sandboxed business databases for tool-using agents, rewarded by the state they leave.",
@@ -14,22 +15,7 @@ app = typer.Typer(
 app.command("serve")(server_cli.serve)
 app.add_typer(server_cli.db_app, name="db")
 app.add_typer(server_cli.tasks_app, name="tasks")
-
-
-def _mount_trainer() -> None:
-    """Trainer commands (eval, metrics, probe, select, report) live in the trainer package."""
-    from trainer.cli import app as trainer_app
-
-    for command in trainer_app.registered_commands:
-        app.registered_commands.append(command)
-
-
-try:
-    import trainer.cli  # noqa: F401
-except ImportError:  # the trainer package is optional in a server-only install
-    pass
-else:
-    _mount_trainer()
+app.add_typer(trainer_cli.app)  # eval, metrics, probe, select, report at the top level
 
 
 def main() -> None:

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 from sqlalchemy import Integer, MetaData, String, select
 from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column
@@ -24,6 +26,8 @@ class IdCounter(_Internal):
     next_value: Mapped[int] = mapped_column(Integer, nullable=False)
 
 
+ReadOnlyQuery = Callable[[str, int], tuple[list[str], list[list[Any]], bool]]
+
 #: First number handed out for a prefix; seeds use lower numbers, so generated IDs never collide.
 FIRST_GENERATED_ID = 90001
 
@@ -36,10 +40,13 @@ class ToolContext:
         session: an ORM session inside the tool call's transaction (committed if the tool returns,
             rolled back if it raises).
         now: the domain's frozen clock; tools never read the real one.
+        query: runs one read-only SELECT in the sandbox, `(sql, limit) -> (columns, rows, truncated)`;
+            only analytics tools use it.
     """
 
     session: Session
     now: datetime
+    query: ReadOnlyQuery | None = None
 
     def new_id(self, prefix: str) -> str:
         """A deterministic new ID such as "BK-90001", unique within the sandbox."""

@@ -83,6 +83,9 @@ def _build_tool(fn: Callable[..., Any], kind: ToolKind) -> Tool:
     param_docs = {p.arg_name: p.description or "" for p in doc.params}
     hints = get_type_hints(fn)
     params = list(inspect.signature(fn).parameters.values())[1:]  # the first is the ToolContext
+    undocumented = [p.name for p in params if not param_docs.get(p.name)]
+    if undocumented:
+        raise TypeError(f"tool {fn.__name__}: document {undocumented} under Args: (the model reads it)")
     fields: dict[str, Any] = {}
     for p in params:
         if p.name not in hints:

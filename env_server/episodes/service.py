@@ -23,8 +23,8 @@ from env_server.errors import (
     UnknownEpisodeError,
 )
 from env_server.sandbox.base import Sandbox, SandboxEngine
-from env_server.sandbox.tools import find_tool, run_tool
-from env_server.scoring.scorer import Scorer, template_of
+from env_server.sandbox.tools import episode_tools, find_tool, run_tool
+from env_server.scoring.scorer import Scorer, submitted_answer, template_of
 from env_server.store import EpisodeRecord, EventRecord, Store
 from env_server.users.base import SimulatedUser, TranscriptMessage
 from shared.models import (
@@ -95,7 +95,7 @@ class EpisodeService:
             task_id=task.id,
             domain=domain.name,
             system_prompt=domain.policy,
-            tools=[t.openai_schema() for t in domain.tools],
+            tools=[t.openai_schema() for t in episode_tools(task, domain).values()],
             first_message=opening.content,
             user=user.kind,
             user_model=user.model,  # type: ignore[arg-type]
@@ -105,10 +105,11 @@ class EpisodeService:
         """Run one tool call in the episode's sandbox and record it."""
         with self._lock(episode_id):
             record, task, domain = self._active(episode_id)
-            find_tool(domain, request.name).validate(request.arguments)
+            tools = episode_tools(task, domain)
+            find_tool(tools, request.name, domain.name).validate(request.arguments)
             sandbox = self._sandbox(record, task, domain)
             try:
-                result = run_tool(sandbox, domain, request.name, request.arguments, request.call_id)
+                result = run_tool(sandbox, tools, request.name, request.arguments, request.call_id)
             except BackendError as exc:
                 self._fail(episode_id, exc)
                 raise
@@ -203,7 +204,8 @@ class EpisodeService:
             for m in request.messages
             if m.role in ("user", "assistant")
         ]
-        result = self.scorer.score(task, domain, actual, transcript)
+        answer = submitted_answer(results, [c.arguments for c in request.tool_calls])
+        result = self.scorer.score(task, domain, actual, transcript, answer)
         return TrajectoryScore(**result.model_dump(), tool_results=results)
 
     # -- helpers ---------------------------------------------------------------------------------------------
@@ -247,10 +249,11 @@ class EpisodeService:
 
     def _rebuild(self, record: EpisodeRecord, task: Task, domain: Domain) -> Sandbox:
         sandbox = self.sandboxes.create(record.id, template_of(task, domain))
+        tools = episode_tools(task, domain)
         for event in self.store.events(record.id):
             if event.kind != "tool_call" or event.payload.get("error") is not None:
                 continue
-            replayed = run_tool(sandbox, domain, event.payload["name"], event.payload["arguments"])
+            replayed = run_tool(sandbox, tools, event.payload["name"], event.payload["arguments"])
             if replayed.output != event.payload.get("output"):
                 sandbox.dispose()
                 raise BackendError(
@@ -282,7 +285,13 @@ class EpisodeService:
             actual = self.scorer.actual(self._sandbox(record, task, domain), domain)
         except BackendError as exc:
             return ScoreResult(status="backend_error", reward=None, error=exc.message)
-        return self.scorer.score(task, domain, actual, _chat(self.store.events(record.id)))
+        events = self.store.events(record.id)
+        calls = [e.payload for e in events if e.kind == "tool_call"]
+        results = [
+            ToolCallResult(name=c["name"], output=c.get("output"), error=c.get("error")) for c in calls
+        ]
+        answer = submitted_answer(results, [c["arguments"] for c in calls])
+        return self.scorer.score(task, domain, actual, _chat(events), answer)
 
 
 def _transcript(events: list[EventRecord]) -> list[TranscriptMessage]:

@@ -7,16 +7,22 @@ from collections.abc import Iterator
 from contextlib import AbstractContextManager, contextmanager
 from typing import Any
 
-from sqlalchemy import Connection, select, text
+from sqlalchemy import Connection, select
+from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import Session
 
+from env_server.analytics.sql_guard import check_select
+from env_server.domain import ToolError
 from env_server.domain._context import IdCounter
 from env_server.sandbox.template import Template
-from env_server.scoring.snapshot import Snapshot, read_snapshot
+from env_server.scoring.snapshot import Snapshot, normalise, read_snapshot
 
 
 class Sandbox(ABC):
     """One episode's database: a private copy of a template."""
+
+    #: sqlglot dialect of the backend, for parsing the agent's SQL.
+    dialect: str
 
     def __init__(self, sandbox_id: str, template: Template) -> None:
         self.sandbox_id = sandbox_id
@@ -38,15 +44,36 @@ class Sandbox(ABC):
         with self.connection() as conn:
             return read_snapshot(conn, self.template.domain, _generated_prefixes(conn))
 
-    def query(self, sql: str, limit: int) -> tuple[list[str], list[tuple[Any, ...]]]:
-        """Run one statement in a transaction that is always rolled back."""
-        with self.connection(commit=False) as conn:
-            result = conn.execute(text(sql))
-            return list(result.keys()), [tuple(r) for r in result.fetchmany(limit)]
+    @abstractmethod
+    def readonly_connection(self, timeout_ms: int) -> AbstractContextManager[Connection]:
+        """A connection the database itself keeps from writing, with a statement time limit."""
+
+    def readonly_query(
+        self, sql: str, limit: int, timeout_ms: int = 2000
+    ) -> tuple[list[str], list[list[Any]], bool]:
+        """Run the agent's SELECT: parser check, then a read-only transaction; errors are the agent's.
+
+        Returns the column names, at most `limit` rows of JSON-ready values, and whether rows were cut off.
+        """
+        check_select(sql, self.template.domain.metadata.tables.keys(), self.dialect)
+        try:
+            with self.readonly_connection(timeout_ms) as conn:
+                result = conn.exec_driver_sql(sql)
+                columns, rows = list(result.keys()), result.fetchmany(limit + 1)
+        except DBAPIError as exc:
+            raise ToolError(
+                f"the database refused the query: {str(exc.orig).strip().splitlines()[0]}"
+            ) from None
+        cells = [[normalise(v, _never_generated) for v in row] for row in rows[:limit]]
+        return columns, cells, len(rows) > limit
 
     @abstractmethod
     def dispose(self) -> None:
         """Drop the copy; nothing of it remains."""
+
+
+def _never_generated(_: str) -> None:
+    return None
 
 
 def _generated_prefixes(conn: Connection) -> dict[str, int]:

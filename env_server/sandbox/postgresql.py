@@ -44,6 +44,8 @@ def template_schema(template: Template) -> str:
 class PostgresSandbox(Sandbox):
     """An episode schema; every statement runs with the schema translated in."""
 
+    dialect = "postgres"
+
     def __init__(self, sandbox_id: str, template: Template, engine: PostgresSandboxEngine) -> None:
         super().__init__(sandbox_id, template)
         self.schema = episode_schema(sandbox_id)
@@ -66,6 +68,15 @@ class PostgresSandbox(Sandbox):
                 trans.commit()
             else:
                 trans.rollback()
+
+    @contextmanager
+    def readonly_connection(self, timeout_ms: int) -> Iterator[Connection]:
+        """See `Sandbox.readonly_connection`: a READ ONLY transaction seeing only this schema."""
+        with self.connection(commit=False) as conn:
+            conn.exec_driver_sql("SET TRANSACTION READ ONLY")
+            conn.exec_driver_sql(f'SET LOCAL search_path TO "{self.schema}"')
+            conn.exec_driver_sql(f"SET LOCAL statement_timeout = {int(timeout_ms)}")
+            yield conn
 
     def dispose(self) -> None:
         """Drop the schema and everything in it."""

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import sqlite3
 import threading
+import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -38,6 +39,8 @@ class _BuiltTemplate:
 class SQLiteSandbox(Sandbox):
     """An in-memory SQLite copy of a template, owned by this process."""
 
+    dialect = "sqlite"
+
     def __init__(
         self,
         sandbox_id: str,
@@ -65,9 +68,18 @@ class SQLiteSandbox(Sandbox):
             else:
                 trans.rollback()
 
-    def set_query_only(self, on: bool) -> None:
-        """Make the database refuse every write (used around read-only SQL tools)."""
-        self._raw.execute(f"PRAGMA query_only = {1 if on else 0}")
+    @contextmanager
+    def readonly_connection(self, timeout_ms: int) -> Iterator[Connection]:
+        """See `Sandbox.readonly_connection`: `PRAGMA query_only` plus a progress-handler deadline."""
+        deadline = time.monotonic() + timeout_ms / 1000
+        self._raw.execute("PRAGMA query_only = 1")
+        self._raw.set_progress_handler(lambda: int(time.monotonic() > deadline), 10_000)
+        try:
+            with self.connection(commit=False) as conn:
+                yield conn
+        finally:
+            self._raw.set_progress_handler(None, 0)
+            self._raw.execute("PRAGMA query_only = 0")
 
     def dispose(self) -> None:
         """Close the in-memory database; its memory is freed."""

@@ -1,4 +1,4 @@
-"""Running one domain tool inside a sandbox: validation, transaction, and the agent/backend error split."""
+"""Running one tool inside a sandbox: validation, transaction, and the agent/backend error split."""
 
 from __future__ import annotations
 
@@ -6,25 +6,35 @@ from typing import Any
 
 from sqlalchemy.exc import OperationalError
 
+from env_server.analytics import ANALYTICS_TOOLS
 from env_server.domain import Domain, Tool, ToolContext, ToolError
 from env_server.errors import BackendError, UnknownToolError
 from env_server.sandbox.base import Sandbox
 from shared.models import ToolCallResult
+from shared.tasks import Task
 
 
-def find_tool(domain: Domain, name: str) -> Tool:
-    """The domain's tool `name`, or `UnknownToolError` listing the valid names."""
+def episode_tools(task: Task, domain: Domain) -> dict[str, Tool]:
+    """The tools an agent gets for `task`: the domain's, plus SQL and an answer tool for analytics tasks."""
+    tools = dict(domain.tools_by_name)
+    if task.kind == "analytics":
+        tools.update({t.name: t for t in ANALYTICS_TOOLS})
+    return tools
+
+
+def find_tool(tools: dict[str, Tool], name: str, domain: str) -> Tool:
+    """The tool `name`, or `UnknownToolError` listing the valid names."""
     try:
-        return domain.tools_by_name[name]
+        return tools[name]
     except KeyError:
-        known = ", ".join(sorted(domain.tools_by_name))
+        known = ", ".join(sorted(tools))
         raise UnknownToolError(
-            f"domain '{domain.name}' has no tool '{name}' (tools: {known})", field="name"
+            f"domain '{domain}' has no tool '{name}' (tools: {known})", field="name"
         ) from None
 
 
 def run_tool(
-    sandbox: Sandbox, domain: Domain, name: str, arguments: dict[str, Any], call_id: str | None = None
+    sandbox: Sandbox, tools: dict[str, Tool], name: str, arguments: dict[str, Any], call_id: str | None = None
 ) -> ToolCallResult:
     """Validate and run one call in its own transaction.
 
@@ -32,11 +42,13 @@ def run_tool(
     `UnknownToolError`/`InvalidArgumentsError` for calls that cannot run, and `BackendError` when the tool
     or the database fails unexpectedly: that is never the agent's fault.
     """
-    tool = find_tool(domain, name)
+    domain = sandbox.template.domain
+    tool = find_tool(tools, name, domain.name)
     args = tool.validate(arguments)
     try:
         with sandbox.session() as session:
-            output = tool.invoke(ToolContext(session=session, now=domain.now), args)
+            ctx = ToolContext(session=session, now=domain.now, query=sandbox.readonly_query)
+            output = tool.invoke(ctx, args)
     except ToolError as exc:
         return ToolCallResult(name=name, call_id=call_id, error=str(exc))
     except OperationalError as exc:

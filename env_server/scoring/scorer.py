@@ -5,13 +5,15 @@ from __future__ import annotations
 import threading
 import uuid
 from collections.abc import Sequence
-from typing import Protocol
+from typing import Any, Protocol
 
-from env_server.domain import Domain
+from env_server.analytics import answer_matches
+from env_server.analytics.answers import Rows
+from env_server.domain import Domain, ToolError
 from env_server.errors import BackendError, GroundstateError, TaskInvalidError
 from env_server.sandbox.base import Sandbox, SandboxEngine
 from env_server.sandbox.template import Template
-from env_server.sandbox.tools import run_tool
+from env_server.sandbox.tools import episode_tools, run_tool
 from env_server.scoring.communicate import communicated
 from env_server.scoring.diff import StateChanges, changes, compare
 from shared.models import Check, DiffEntry, ScoreResult, ToolCallResult, ToolCallSpec
@@ -50,6 +52,7 @@ class Scorer:
         self.sandboxes = sandboxes
         self.judge = judge
         self._expected: dict[str, StateChanges] = {}
+        self._gold_rows: dict[str, Rows] = {}
         self._lock = threading.Lock()
 
     def expected(self, task: Task, domain: Domain) -> StateChanges:
@@ -76,12 +79,13 @@ class Scorer:
     ) -> tuple[list[ToolCallResult], StateChanges]:
         """Run `calls` on a fresh sandbox of the task; calls that cannot run count as agent errors."""
         template = template_of(task, domain)
+        tools = episode_tools(task, domain)
         sandbox = self.sandboxes.create(uuid.uuid4().hex, template)
         try:
             results = []
             for call in calls:
                 try:
-                    results.append(run_tool(sandbox, domain, call.name, call.arguments))
+                    results.append(run_tool(sandbox, tools, call.name, call.arguments))
                 except BackendError:
                     raise
                 except GroundstateError as exc:  # unknown tool, invalid arguments: the agent's mistake
@@ -89,6 +93,29 @@ class Scorer:
             return results, self.actual(sandbox, domain)
         finally:
             sandbox.dispose()
+
+    def gold_rows(self, task: Task, domain: Domain) -> Rows:
+        """The result of an analytics task's gold SQL on its initial state (computed once per task)."""
+        if task.analytics is None:
+            raise TaskInvalidError(
+                f"task {task.id} is an analytics task without `analytics.gold_sql`", field="analytics"
+            )
+        key = f"{task.id}:{template_of(task, domain).key}"
+        with self._lock:
+            if key in self._gold_rows:
+                return self._gold_rows[key]
+        sandbox = self.sandboxes.create(uuid.uuid4().hex, template_of(task, domain))
+        try:
+            _, rows, _ = sandbox.readonly_query(task.analytics.gold_sql, limit=10_000, timeout_ms=30_000)
+        except ToolError as exc:
+            raise TaskInvalidError(
+                f"task {task.id}: gold SQL failed: {exc}", field="analytics.gold_sql"
+            ) from exc
+        finally:
+            sandbox.dispose()
+        with self._lock:
+            self._gold_rows[key] = rows
+        return rows
 
     def actual(self, sandbox: Sandbox, domain: Domain) -> StateChanges:
         """What the sandbox's trajectory changed."""
@@ -100,11 +127,22 @@ class Scorer:
         return compare(self.expected(task, domain), actual)
 
     def score(
-        self, task: Task, domain: Domain, actual: StateChanges, transcript: list[dict[str, str]]
+        self,
+        task: Task,
+        domain: Domain,
+        actual: StateChanges,
+        transcript: list[dict[str, str]],
+        answer: Any = None,
     ) -> ScoreResult:
-        """Assemble the reward: state equal, every communicate item said, every rubric question a yes."""
+        """Assemble the reward: state equal, every communicate item said, every rubric question a yes.
+
+        For analytics tasks, `answer` (the rows of the last `submit_answer` call, or None) must also match
+        the gold SQL's result.
+        """
         entries = self.diff(task, domain, actual)
         checks = [Check(name="state", passed=not entries, detail=_summary(entries))]
+        if task.kind == "analytics":
+            checks.append(self._answer_check(task, domain, answer))
         agent_messages = [m["content"] for m in transcript if m["role"] == "assistant" and m.get("content")]
         checks += [
             Check(name=f"communicate:{item}", passed=communicated(item, agent_messages))
@@ -132,6 +170,22 @@ class Scorer:
             ]
         reward = int(all(c.passed for c in checks))
         return ScoreResult(status="scored", reward=reward, checks=checks, diff=entries)
+
+    def _answer_check(self, task: Task, domain: Domain, answer: Any) -> Check:
+        if answer is None:
+            return Check(name="answer", passed=False, detail="no answer was submitted (submit_answer)")
+        gold = self.gold_rows(task, domain)
+        tolerance = task.analytics.tolerance if task.analytics else 0.0
+        matched, detail = answer_matches(answer, gold, tolerance)
+        return Check(name="answer", passed=matched, detail=detail)
+
+
+def submitted_answer(results: Sequence[ToolCallResult], arguments: Sequence[dict[str, Any]]) -> Any:
+    """The rows of the last successful `submit_answer` call, or None."""
+    for result, args in zip(reversed(results), reversed(arguments), strict=True):
+        if result.name == "submit_answer" and result.error is None:
+            return args.get("rows")
+    return None
 
 
 def _summary(entries: list[DiffEntry]) -> str:

@@ -1,0 +1,155 @@
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+from matplotlib.image import imread
+
+from trainer.metrics import Pricing, compute_metrics
+from trainer.report import write_report
+from trainer.results import CheckOutcome, DiffEntry, TrialResult, append_result, read_results
+
+
+def write_run(run_dir: Path, outcomes: dict[str, list[int | None]], policy: str = "policy-a") -> Path:
+    """Append one record per trial (None: a backend error) with failure details on the failed ones."""
+    for task_id, rewards in outcomes.items():
+        domain, split = ("retail", "test") if task_id.startswith("retail") else ("hotel", "train")
+        for trial, reward in enumerate(rewards):
+            failed = reward == 0
+            append_result(
+                run_dir,
+                TrialResult(
+                    task_id=task_id,
+                    domain=domain,
+                    split=split,
+                    trial=trial,
+                    policy=policy,
+                    status="backend_error" if reward is None else "scored",
+                    reward=reward,
+                    tokens_in=12_000,
+                    tokens_out=800,
+                    turns=6,
+                    tool_calls=4,
+                    latency_s=3.2,
+                    error="sandbox: database is locked" if reward is None else None,
+                    diff=[
+                        DiffEntry(kind="missing", table="approval_requests", key="AR-1"),
+                        DiffEntry(kind="wrong", table="bookings", key="BK-20417", column="check_in"),
+                    ]
+                    if failed and trial % 2
+                    else [],
+                    failed_checks=[
+                        CheckOutcome(name="communicate:manager approval", passed=False, detail="absent")
+                    ]
+                    if failed
+                    else [],
+                ),
+            )
+    return run_dir
+
+
+BASELINE = {
+    "hotel-a": [1, 1, 1, 1, 1],
+    "hotel-b": [0, 0, 0, 0, 0],
+    "hotel-c": [1, 0, 0, 0, 0],
+    "retail-a": [1, 1, 0, 1, 1],
+    "retail-b": [1, 0, 0, 0, 0],
+}
+CANDIDATE = {
+    "hotel-a": [1, 1, 1, 1, 1],
+    "hotel-b": [0, 1, 1, None, 1],
+    "hotel-c": [1, 1, 1, 1, 1],
+    "retail-a": [1, 1, 1, 1, 1],
+    "retail-b": [0, 0, 0, 0, 0],
+    "retail-c": [None, None, None, None, None],
+}
+
+
+@pytest.fixture
+def runs(tmp_path: Path) -> tuple[Path, Path]:
+    return write_run(tmp_path / "candidate", CANDIDATE), write_run(
+        tmp_path / "baseline", BASELINE, "policy-b"
+    )
+
+
+def test_report_holds_the_headline_numbers_and_the_comparison(runs: tuple[Path, Path]) -> None:
+    run, baseline = runs
+    path = write_report(run, baseline, pricing=Pricing(price_in_per_1m=1.0, price_out_per_1m=4.0))
+    assert path == run / "report.html"
+    html = path.read_text()
+    m = compute_metrics(read_results(run))
+    # pass@1 = (1 + 3/4 + 1 + 1 + 0) / 5 = 0.75 (retail-c has only backend errors)
+    assert m.pass_at_1 == pytest.approx(0.75)
+    assert "75.00%" in html
+    assert m.k == 4 and "pass@4" in html and "pass^4" in html
+    # solved at least once: hotel-b gained, retail-b lost; every trial succeeded: hotel-c and retail-a gained
+    assert "<h3>solved at least once: 1 tasks gained, 1 tasks lost</h3>" in html
+    assert "<h3>every trial succeeded (k/k, k = 4): 2 tasks gained, 0 tasks lost</h3>" in html
+    # one k for both runs (the candidate has a task with 4 clean trials): pass^4 is 60.00% vs 24.00%
+    assert "<td>pass^4</td><td>60.00%</td><td>24.00%</td><td class='pos'>+36.00 pp</td>" in html
+    assert "<td>backend errors</td><td>6</td><td>0</td><td class='neg'>+6</td>" in html
+    assert "+31.00 pp" in html  # pass@1 (1 + 0 + 0.2 + 0.8 + 0.2) / 5 = 0.44 -> 0.75
+    assert "sandbox: database is locked" in html
+    assert "approval_requests" in html and "communicate" in html
+    assert html.count("<svg") == 2
+    # self-contained: no script, no external resource
+    assert "<script" not in html
+    assert not re.search(r"""(src|href)=["']?(https?:)?//""", html)
+
+
+def test_report_without_baseline_goes_where_told(runs: tuple[Path, Path], tmp_path: Path) -> None:
+    run, _ = runs
+    path = write_report(run / "results.jsonl", out=tmp_path / "out" / "r.html", k_max=2)
+    html = path.read_text()
+    assert path == tmp_path / "out" / "r.html"
+    assert "Compared with the baseline" not in html
+    assert "Difficulty bands" in html
+
+
+def chromium() -> str:
+    for name in ("chromium", "chromium-browser", "google-chrome"):
+        if found := shutil.which(name):
+            return found
+    if os.environ.get("CI") == "true":
+        pytest.fail("chromium is required under CI (apt-get install -y chromium)")
+    pytest.skip("chromium is not installed")
+
+
+def run_chromium(binary: str, profile: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    command = [
+        binary,
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        f"--user-data-dir={profile}",
+        *args,
+    ]
+    return subprocess.run(command, capture_output=True, text=True, timeout=180, check=True)
+
+
+@pytest.mark.slow
+def test_report_renders_in_headless_chromium(runs: tuple[Path, Path], tmp_path: Path) -> None:
+    binary = chromium()
+    run, baseline = runs
+    report = write_report(run, baseline)
+    png = tmp_path / "report.png"
+    run_chromium(
+        binary, tmp_path / "profile", f"--screenshot={png}", "--window-size=1280,2000", report.as_uri()
+    )
+    assert png.is_file()
+    pixels = imread(png)[..., :3]
+    assert pixels.shape[:2] == (2000, 1280)
+    assert pixels.std() > 0.05  # not a blank page
+    assert len(np.unique(pixels.reshape(-1, 3), axis=0)) > 50  # text, tables and plots, not a flat fill
+    dom = run_chromium(binary, tmp_path / "profile", "--dump-dom", report.as_uri()).stdout
+    assert "75.00%" in dom
+    assert "44.00%" in dom  # the baseline's pass@1
+    assert "1 tasks gained" in dom

@@ -1,0 +1,1 @@
+"""The remote trainer: rollouts, evaluation campaigns, difficulty selection, reports, Verl integration."""
