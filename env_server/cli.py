@@ -59,8 +59,16 @@ def serve(
     upgrade(settings.store_url)
     os.environ["GROUNDSTATE_AUTO_MIGRATE"] = "false"
     console.print(f"groundstate on http://{host}:{port} (docs at /docs), sandboxes: {settings.sandbox_url}")
+    # A long keep-alive: trainers reuse connections across slow policy turns; a server that closes an idle
+    # connection just as a client reuses it turns a healthy request into a transport error.
     uvicorn.run(
-        "env_server.app:create_app", factory=True, host=host, port=port, workers=workers, log_level="warning"
+        "env_server.app:create_app",
+        factory=True,
+        host=host,
+        port=port,
+        workers=workers,
+        log_level="warning",
+        timeout_keep_alive=120,
     )
 
 

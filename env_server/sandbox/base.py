@@ -15,7 +15,7 @@ from env_server.analytics.sql_guard import check_select
 from env_server.domain import ToolError
 from env_server.domain._context import IdCounter
 from env_server.sandbox.template import Template
-from env_server.scoring.snapshot import Snapshot, normalise, read_snapshot
+from env_server.scoring.snapshot import ChangedRows, Snapshot, normalise, read_changed, read_snapshot
 
 
 class Sandbox(ABC):
@@ -40,9 +40,14 @@ class Sandbox(ABC):
             session.flush()
 
     def snapshot(self) -> Snapshot:
-        """Every domain row, normalised, plus which IDs were generated (for content matching)."""
-        with self.connection() as conn:
+        """Every compared domain row, normalised (used once per domain, for the seed's baseline)."""
+        with self.connection(commit=False) as conn:
             return read_snapshot(conn, self.template.domain, _generated_prefixes(conn))
+
+    def changed_rows(self) -> ChangedRows:
+        """The rows this sandbox's change log names, as they are now (the input of scoring)."""
+        with self.connection(commit=False) as conn:
+            return read_changed(conn, self.template.domain, _generated_prefixes(conn))
 
     @abstractmethod
     def readonly_connection(self, timeout_ms: int) -> AbstractContextManager[Connection]:

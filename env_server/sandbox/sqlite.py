@@ -1,8 +1,9 @@
 """SQLite sandboxes: each episode is a private in-memory database deserialised from its template's bytes.
 
-Building a template (schema + seed + patch) costs milliseconds to seconds; copying one is a memcpy of a few
-hundred kilobytes, so sandbox creation does not depend on seed size logic or on how many episodes are live.
-Sandboxes live in this process; another process (a restarted server, another worker) rebuilds one from the
+A domain's seed is built once per process into a base image; a task's template is that image with the
+task's patch applied; an episode's sandbox is a copy of the template image (a memcpy of a few hundred
+kilobytes), so sandbox creation does not depend on seed logic or on how many episodes are live. Sandboxes
+live in this process; another process (a restarted server, another worker) rebuilds one by replaying the
 episode's event log.
 """
 
@@ -14,25 +15,50 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
+from typing import Any
 
 from sqlalchemy import Connection, Engine, create_engine
-from sqlalchemy.pool import StaticPool
+from sqlalchemy.pool import NullPool
 
+from env_server.domain import Domain
+from env_server.sandbox import changelog
 from env_server.sandbox.base import Sandbox, SandboxEngine
-from env_server.sandbox.template import Template, create_tables, populate
+from env_server.sandbox.template import Template, apply_patch, create_tables, seed
 from env_server.scoring.snapshot import Snapshot
 
 
-def _engine_over(raw: sqlite3.Connection) -> Engine:
-    """A SQLAlchemy engine whose only connection is `raw` (foreign keys enforced)."""
-    raw.execute("PRAGMA foreign_keys = ON")
-    return create_engine("sqlite://", creator=lambda: raw, poolclass=StaticPool)
+#: The in-memory database the next checkout of `_ENGINE` should hand out (set around each checkout).
+_current: ContextVar[sqlite3.Connection] = ContextVar("groundstate_sqlite_sandbox")
+
+
+class _Borrowed:
+    """A sandbox's DBAPI connection lent to SQLAlchemy: `close()` returns it instead of closing it."""
+
+    def __init__(self, raw: sqlite3.Connection) -> None:
+        object.__setattr__(self, "_raw", raw)
+
+    def close(self) -> None:
+        """Keep the in-memory database: it belongs to the sandbox, not to the pool."""
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._raw, name)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        setattr(self._raw, name, value)
+
+
+#: One engine for every SQLite sandbox of the process, so compiled statements are cached once and reused by
+#: all episodes (an engine per sandbox would recompile every statement of every episode).
+_ENGINE: Engine = create_engine("sqlite://", creator=lambda: _Borrowed(_current.get()), poolclass=NullPool)
 
 
 @dataclass(frozen=True)
-class _BuiltTemplate:
-    image: bytes
+class _Image:
+    """A serialised database and the snapshot of its compared rows."""
+
+    data: bytes
     snapshot: Snapshot
 
 
@@ -49,14 +75,26 @@ class SQLiteSandbox(Sandbox):
         on_dispose: Callable[[str], None] | None = None,
     ) -> None:
         super().__init__(sandbox_id, template)
+        raw.execute("PRAGMA foreign_keys = ON")
         self._raw = raw
-        self._engine = _engine_over(raw)
         self._on_dispose = on_dispose
+
+    @classmethod
+    def from_image(cls, sandbox_id: str, template: Template, data: bytes, **kwargs: object) -> SQLiteSandbox:
+        """A new in-memory database holding a copy of `data`."""
+        raw = sqlite3.connect(":memory:", check_same_thread=False)
+        raw.deserialize(data)
+        return cls(sandbox_id, template, raw, **kwargs)  # type: ignore[arg-type]
 
     @contextmanager
     def connection(self, *, commit: bool = True) -> Iterator[Connection]:
         """See `Sandbox.connection`."""
-        with self._engine.connect() as conn:
+        token = _current.set(self._raw)
+        try:
+            conn = _ENGINE.connect()
+        finally:
+            _current.reset(token)
+        with conn:
             trans = conn.begin()
             try:
                 yield conn
@@ -81,37 +119,56 @@ class SQLiteSandbox(Sandbox):
             self._raw.set_progress_handler(None, 0)
             self._raw.execute("PRAGMA query_only = 0")
 
+    def image(self) -> bytes:
+        """The database serialised."""
+        return self._raw.serialize()
+
     def dispose(self) -> None:
         """Close the in-memory database; its memory is freed."""
-        self._engine.dispose()
         self._raw.close()
         if self._on_dispose is not None:
             self._on_dispose(self.sandbox_id)
 
 
 class SQLiteSandboxEngine(SandboxEngine):
-    """Template images cached per task (LRU); live sandboxes indexed by id."""
+    """Base images per domain, template images per task (LRU), live sandboxes indexed by id."""
 
     backend = "sqlite"
 
     def __init__(self, max_templates: int = 512) -> None:
-        self._templates: OrderedDict[str, _BuiltTemplate] = OrderedDict()
+        self._bases: dict[str, _Image] = {}
+        self._templates: OrderedDict[str, _Image] = OrderedDict()
         self._max_templates = max_templates
         self._live: dict[str, SQLiteSandbox] = {}
         self._lock = threading.Lock()
         self._build_lock = threading.Lock()
 
-    def _built(self, template: Template) -> _BuiltTemplate:
+    def _base(self, domain: Domain) -> _Image:
+        """The seeded database of a domain, with change-log triggers, built once per process."""
+        key = domain.fingerprint
+        if key not in self._bases:
+            raw = sqlite3.connect(":memory:", check_same_thread=False)
+            sandbox = SQLiteSandbox("base", Template(domain), raw)
+            try:
+                with sandbox.connection() as conn:
+                    create_tables(conn, domain)
+                    seed(conn, domain)
+                    for statement in changelog.sqlite_triggers(domain):
+                        conn.exec_driver_sql(statement)
+                self._bases[key] = _Image(data=sandbox.image(), snapshot=sandbox.snapshot())
+            finally:
+                sandbox.dispose()
+        return self._bases[key]
+
+    def _template(self, template: Template) -> _Image:
         key = template.key
         with self._lock:
             if key in self._templates:
                 self._templates.move_to_end(key)
                 return self._templates[key]
         with self._build_lock:
-            with self._lock:
-                if key in self._templates:
-                    return self._templates[key]
-            built = self._build(template)
+            base = self._base(template.domain)
+            built = base if not template.patch else self._patched(base, template)
             with self._lock:
                 self._templates[key] = built
                 while len(self._templates) > self._max_templates:
@@ -119,23 +176,23 @@ class SQLiteSandboxEngine(SandboxEngine):
             return built
 
     @staticmethod
-    def _build(template: Template) -> _BuiltTemplate:
-        raw = sqlite3.connect(":memory:", check_same_thread=False)
-        sandbox = SQLiteSandbox("template", template, raw)
+    def _patched(base: _Image, template: Template) -> _Image:
+        """The base image with the task's patch; the patched rows are laid over the base snapshot."""
+        sandbox = SQLiteSandbox.from_image("template", template, base.data)
         try:
             with sandbox.connection() as conn:
-                create_tables(conn, template.domain)
-                populate(conn, template)
-            return _BuiltTemplate(image=raw.serialize(), snapshot=sandbox.snapshot())
+                apply_patch(conn, template.domain, template.patch)
+            snapshot = base.snapshot.overlay(sandbox.changed_rows())
+            with sandbox.connection() as conn:
+                changelog.clear(conn)
+            return _Image(data=sandbox.image(), snapshot=snapshot)
         finally:
             sandbox.dispose()
 
     def create(self, sandbox_id: str, template: Template) -> SQLiteSandbox:
         """See `SandboxEngine.create`."""
-        built = self._built(template)
-        raw = sqlite3.connect(":memory:", check_same_thread=False)
-        raw.deserialize(built.image)
-        sandbox = SQLiteSandbox(sandbox_id, template, raw, on_dispose=self._forget)
+        data = self._template(template).data
+        sandbox = SQLiteSandbox.from_image(sandbox_id, template, data, on_dispose=self._forget)
         with self._lock:
             self._live[sandbox_id] = sandbox
         return sandbox
@@ -151,7 +208,7 @@ class SQLiteSandboxEngine(SandboxEngine):
 
     def initial_snapshot(self, template: Template) -> Snapshot:
         """See `SandboxEngine.initial_snapshot`."""
-        return self._built(template).snapshot
+        return self._template(template).snapshot
 
     @property
     def live_count(self) -> int:

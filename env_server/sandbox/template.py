@@ -15,6 +15,7 @@ from sqlalchemy.orm import Session
 from env_server.domain import Domain
 from env_server.domain._context import internal_metadata
 from env_server.errors import TaskInvalidError
+from env_server.sandbox.changelog import changes_table  # noqa: F401 - registers the change-log table
 
 Patch = dict[str, list[dict[str, Any]]]
 
@@ -34,17 +35,16 @@ class Template:
 
 
 def create_tables(conn: Connection, domain: Domain) -> None:
-    """Create the domain's tables and the sandbox's own bookkeeping tables."""
+    """Create the domain's tables and the sandbox's own bookkeeping tables (ID counters, change log)."""
     domain.metadata.create_all(conn)
     internal_metadata.create_all(conn)
 
 
-def populate(conn: Connection, template: Template) -> None:
-    """Seed the (empty, created) tables deterministically, then apply the patch."""
+def seed(conn: Connection, domain: Domain) -> None:
+    """Fill the (empty, created) tables deterministically with the domain's seed."""
     with Session(bind=conn, autoflush=False) as session:
-        template.domain.seed(session, random.Random(template.domain.seed_value))
+        domain.seed(session, random.Random(domain.seed_value))
         session.flush()
-    apply_patch(conn, template.domain, template.patch)
 
 
 def apply_patch(conn: Connection, domain: Domain, patch: Patch) -> None:

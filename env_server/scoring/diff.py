@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from env_server.scoring.snapshot import Key, Row, Snapshot
+from env_server.scoring.snapshot import ChangedRows, Key, Row, Snapshot
 from shared.models import DiffEntry
 
 NEW_ROW = "(new row)"
@@ -33,22 +33,27 @@ class TableChanges:
 StateChanges = dict[str, TableChanges]
 
 
-def changes(initial: Snapshot, final: Snapshot, volatile: Mapping[str, frozenset[str]]) -> StateChanges:
-    """What changed from `initial` to `final`, ignoring volatile columns."""
+def changes(initial: Snapshot, changed: ChangedRows, volatile: Mapping[str, frozenset[str]]) -> StateChanges:
+    """What the `changed` rows change relative to `initial`, ignoring volatile columns."""
     result: StateChanges = {}
-    for table, before_rows in initial.tables.items():
-        after_rows = final.tables.get(table, {})
+    for table, rows in changed.items():
+        before_rows = initial.tables.get(table)
+        if before_rows is None:
+            continue
         ignored = volatile.get(table, frozenset())
         diff = TableChanges()
-        for key, before in before_rows.items():
-            after = after_rows.get(key)
-            if after is None:
+        for key in sorted(rows, key=str):
+            before, after = before_rows.get(key), rows[key]
+            if before is None and after is not None:
+                diff.added.append(_strip(after, ignored))
+            elif before is not None and after is None:
                 diff.removed[key] = _strip(before, ignored)
-                continue
-            cols = {c: (before[c], after[c]) for c in before if c not in ignored and before[c] != after[c]}
-            if cols:
-                diff.updated[key] = cols
-        diff.added = [_strip(row, ignored) for key, row in after_rows.items() if key not in before_rows]
+            elif before is not None and after is not None:
+                cols = {
+                    c: (before[c], after[c]) for c in before if c not in ignored and before[c] != after[c]
+                }
+                if cols:
+                    diff.updated[key] = cols
         if diff:
             result[table] = diff
     return result

@@ -120,7 +120,7 @@ class Scorer:
     def actual(self, sandbox: Sandbox, domain: Domain) -> StateChanges:
         """What the sandbox's trajectory changed."""
         initial = self.sandboxes.initial_snapshot(sandbox.template)
-        return changes(initial, sandbox.snapshot(), domain.volatile_columns)
+        return changes(initial, sandbox.changed_rows(), domain.volatile_columns)
 
     def diff(self, task: Task, domain: Domain, actual: StateChanges) -> list[DiffEntry]:
         """The agent's changes against the expected ones."""

@@ -17,10 +17,13 @@ from sqlalchemy import Connection, select
 
 from env_server.domain import Domain
 from env_server.domain._context import FIRST_GENERATED_ID
+from env_server.sandbox.changelog import changed_keys, read_rows
 
 Row = dict[str, Any]
 Key = tuple[Any, ...]
 IdMatcher = Callable[[str], str | None]
+#: The rows a trajectory touched, per table: the current row, or None if it was deleted.
+ChangedRows = dict[str, dict[Key, Row | None]]
 
 
 @dataclass(frozen=True)
@@ -28,6 +31,20 @@ class Snapshot:
     """Rows per table, keyed by primary key; tables the domain marks wholly volatile are left out."""
 
     tables: dict[str, dict[Key, Row]]
+
+    def overlay(self, changed: ChangedRows) -> Snapshot:
+        """This snapshot with `changed` applied (copies only the tables that changed)."""
+        tables = dict(self.tables)
+        for name, rows in changed.items():
+            if name not in tables:
+                continue
+            table = tables[name] = dict(tables[name])
+            for key, row in rows.items():
+                if row is None:
+                    table.pop(key, None)
+                else:
+                    table[key] = row
+        return Snapshot(tables=tables)
 
 
 def generated_id_matcher(counters: dict[str, int]) -> IdMatcher:
@@ -61,6 +78,24 @@ def normalise(value: Any, is_generated: IdMatcher) -> Any:
         if prefix is not None:
             return f"<new:{prefix}>"
     return value
+
+
+def read_changed(conn: Connection, domain: Domain, counters: dict[str, int]) -> ChangedRows:
+    """The rows the change log names, as they are now (cost grows with the changes, not the tables)."""
+    is_generated = generated_id_matcher(counters)
+    changed: ChangedRows = {}
+    for name, keys in changed_keys(conn, domain).items():
+        if "*" in domain.volatile_columns.get(name, ()):
+            continue
+        table = domain.metadata.tables[name]
+        pk_names = [c.name for c in table.primary_key.columns]
+        rows: dict[Key, Row | None] = dict.fromkeys(keys)
+        for record in read_rows(conn, table, keys):
+            rows[tuple(record[n] for n in pk_names)] = {
+                column: normalise(value, is_generated) for column, value in record.items()
+            }
+        changed[name] = rows
+    return changed
 
 
 def read_snapshot(conn: Connection, domain: Domain, counters: dict[str, int]) -> Snapshot:

@@ -1,11 +1,26 @@
 """Unit tests of the diff core: content matching of added rows, column-level updates, volatile columns."""
 
 from env_server.scoring.diff import changes, compare
-from env_server.scoring.snapshot import Snapshot, generated_id_matcher, normalise
+from env_server.scoring.snapshot import ChangedRows, Snapshot, generated_id_matcher, normalise
 
 
 def snap(**tables: dict) -> Snapshot:
     return Snapshot(tables={name: dict(rows) for name, rows in tables.items()})
+
+
+def changed_between(initial: Snapshot, final: Snapshot) -> ChangedRows:
+    """What a change log would hold: every key whose row differs, with its final row (None if deleted)."""
+    out: ChangedRows = {}
+    for name, before in initial.tables.items():
+        after = final.tables.get(name, {})
+        keys = {k for k in set(before) | set(after) if before.get(k) != after.get(k)}
+        if keys:
+            out[name] = {k: after.get(k) for k in keys}
+    return out
+
+
+def diff(initial: Snapshot, final: Snapshot, volatile: dict | None = None):  # type: ignore[no-untyped-def]
+    return changes(initial, changed_between(initial, final), volatile or {})
 
 
 INITIAL = snap(
@@ -19,7 +34,7 @@ def test_equal_changes_give_no_entries() -> None:
         accounts={("A1",): {"id": "A1", "bal": 5, "note": "x"}, ("A2",): {"id": "A2", "bal": 5, "note": "y"}},
         transfers={("T-90001",): {"id": "<new:T>", "amt": 5}},
     )
-    c = changes(INITIAL, final, {})
+    c = diff(INITIAL, final)
     assert compare(c, c) == []
     assert set(c) == {"accounts", "transfers"}
 
@@ -33,10 +48,10 @@ def test_added_rows_match_by_content_whatever_their_generated_keys() -> None:
         accounts=INITIAL.tables["accounts"],
         transfers={("T-90001",): {"id": "<new:T>", "amt": 7}, ("T-90002",): {"id": "<new:T>", "amt": 5}},
     )
-    assert compare(changes(INITIAL, a, {}), changes(INITIAL, b, {})) == []
+    assert compare(diff(INITIAL, a), diff(INITIAL, b)) == []
 
 
-def test_volatile_columns_are_ignored_and_star_drops_a_table() -> None:
+def test_volatile_columns_are_ignored() -> None:
     final = snap(
         accounts={
             ("A1",): {"id": "A1", "bal": 10, "note": "changed"},
@@ -44,12 +59,16 @@ def test_volatile_columns_are_ignored_and_star_drops_a_table() -> None:
         },
         transfers={},
     )
-    assert changes(INITIAL, final, {"accounts": frozenset({"note"})}) == {}
-    assert changes(INITIAL, final, {}) != {}
+    assert diff(INITIAL, final, {"accounts": frozenset({"note"})}) == {}
+    assert diff(INITIAL, final) != {}
+
+
+def test_a_row_inserted_then_deleted_is_no_change() -> None:
+    assert changes(INITIAL, {"transfers": {("T-90001",): None}}, {}) == {}
 
 
 def test_missing_wrong_extra_on_updates_and_deletes() -> None:
-    expected = changes(
+    expected = diff(
         INITIAL,
         snap(
             accounts={
@@ -58,9 +77,8 @@ def test_missing_wrong_extra_on_updates_and_deletes() -> None:
             },
             transfers={},
         ),
-        {},
     )
-    actual = changes(INITIAL, snap(accounts={("A1",): {"id": "A1", "bal": 6, "note": "x"}}, transfers={}), {})
+    actual = diff(INITIAL, snap(accounts={("A1",): {"id": "A1", "bal": 6, "note": "x"}}, transfers={}))
     entries = {(e.kind, e.key, e.column, str(e.expected), str(e.actual)) for e in compare(expected, actual)}
     assert entries == {("wrong", "A1", "bal", "5", "6"), ("extra", "A2", None, "(present)", "(deleted)")}
     entries = {(e.kind, e.key, e.column) for e in compare(actual, expected)}
@@ -68,32 +86,20 @@ def test_missing_wrong_extra_on_updates_and_deletes() -> None:
 
 
 def test_near_miss_new_row_reads_as_wrong_columns_and_far_miss_as_missing_plus_extra() -> None:
-    exp = changes(
-        INITIAL,
-        snap(
-            accounts=INITIAL.tables["accounts"],
-            transfers={("T-90001",): {"id": "<new:T>", "amt": 5, "to": "A2", "from": "A1"}},
-        ),
-        {},
-    )
-    near = changes(
-        INITIAL,
-        snap(
-            accounts=INITIAL.tables["accounts"],
-            transfers={("T-90001",): {"id": "<new:T>", "amt": 6, "to": "A2", "from": "A1"}},
-        ),
-        {},
-    )
-    far = changes(
-        INITIAL,
-        snap(
-            accounts=INITIAL.tables["accounts"],
-            transfers={("T-90001",): {"id": "<new:T>", "amt": 9, "to": "A9", "from": "A8"}},
-        ),
-        {},
-    )
+    def with_transfer(**row: object) -> Snapshot:
+        return snap(accounts=INITIAL.tables["accounts"], transfers={("T-90001",): {"id": "<new:T>", **row}})
+
+    exp = diff(INITIAL, with_transfer(amt=5, to="A2", source="A1"))
+    near = diff(INITIAL, with_transfer(amt=6, to="A2", source="A1"))
+    far = diff(INITIAL, with_transfer(amt=9, to="A9", source="A8"))
     assert [(e.kind, e.column, e.expected, e.actual) for e in compare(exp, near)] == [("wrong", "amt", 5, 6)]
     assert sorted(e.kind for e in compare(exp, far)) == ["extra", "missing"]
+
+
+def test_overlay_applies_changed_rows_without_touching_the_original() -> None:
+    over = INITIAL.overlay({"accounts": {("A1",): None, ("A3",): {"id": "A3", "bal": 1, "note": ""}}})
+    assert set(over.tables["accounts"]) == {("A2",), ("A3",)}
+    assert set(INITIAL.tables["accounts"]) == {("A1",), ("A2",)}
 
 
 def test_generated_ids_are_recognised_only_in_the_issued_range() -> None:
