@@ -159,6 +159,49 @@ def tasks_validate(
         raise typer.Exit(1)
 
 
+@tasks_app.command("generate")
+def tasks_generate(
+    domain: Annotated[str, typer.Option(help="Domain whose scenario families to draw from.")],
+    n: Annotated[int, typer.Option("--n", min=1, help="How many valid tasks to write.")],
+    out: Annotated[Path, typer.Option(help="Directory to write <id>.yaml files into.")],
+    seed: Annotated[int, typer.Option(help="Run seed: the same seed gives the same tasks.")] = 0,
+    workers: Annotated[int, typer.Option(min=1, help="Worker processes.")] = os.cpu_count() or 1,
+) -> None:
+    """Write N new, validated `train` tasks on entities no benchmark task uses."""
+    from collections import Counter
+
+    from env_server.generation import generate, write_task
+
+    registry = DomainRegistry.discover(only=[domain])
+    dom = registry.domain(domain)
+    out.mkdir(parents=True, exist_ok=True)
+    kept: Counter[str] = Counter()
+    discarded: Counter[str] = Counter()
+    reasons: Counter[str] = Counter()
+    with _progress() as progress:
+        bar = progress.add_task(f"generating {domain} tasks", total=n)
+        for draw in generate(dom, n=n, seed=seed, workers=workers):
+            if draw.task is not None:
+                write_task(draw.task, out)
+                kept[draw.family] += 1
+                progress.advance(bar)
+            else:
+                discarded[draw.family] += 1
+                reasons[draw.discarded.split(":")[0] if draw.discarded else "?"] += 1
+    table = Table("family", "covers", "kept", "discarded", title=f"generated {domain} tasks in {out}")
+    for family in dom.families:
+        table.add_row(
+            family.name, ",".join(family.covers), str(kept[family.name]), str(discarded[family.name])
+        )
+    console.print(table)
+    if reasons:
+        console.print("discarded because: " + ", ".join(f"{r} ×{c}" for r, c in reasons.most_common()))
+    total = sum(kept.values())
+    console.print(f"{total} tasks written, {sum(discarded.values())} draws discarded")
+    if total < n:
+        raise typer.Exit(1)
+
+
 def _progress() -> Progress:
     return Progress(
         TextColumn("{task.description}"),

@@ -6,10 +6,14 @@ model to follow.
 
 from env_server.domain._context import ToolContext
 from env_server.domain._domain import Domain, collect_tools, load_task_text, volatile
+from env_server.domain._family import ScenarioContext, ScenarioFamily, ScenarioUnavailable
 from env_server.domain._tool import Tool, ToolError, ToolKind, tool
 
 __all__ = [
     "Domain",
+    "ScenarioContext",
+    "ScenarioFamily",
+    "ScenarioUnavailable",
     "Tool",
     "ToolContext",
     "ToolError",

@@ -18,6 +18,7 @@ from sqlalchemy import MetaData
 from sqlalchemy.orm import Session
 from sqlalchemy.schema import CreateTable
 
+from env_server.domain._family import ScenarioFamily
 from env_server.domain._tool import Tool
 from env_server.errors import TaskInvalidError
 from shared.tasks import GoldAction, Task
@@ -43,6 +44,7 @@ class Domain:
         seed_value: the RNG seed passed to `seed`.
         canary_action: a valid write on an entity no task touches; validation appends it to each gold
             trajectory to prove that an extra side effect costs the reward.
+        families: scenario families for `groundstate tasks generate` (see `env_server.generation`).
     """
 
     name: str
@@ -56,6 +58,7 @@ class Domain:
     volatile_columns: Mapping[str, frozenset[str]] = field(default_factory=dict)
     seed_value: int = 0
     canary_action: GoldAction | None = None
+    families: Sequence[ScenarioFamily] = ()
 
     def __post_init__(self) -> None:
         names = [t.name for t in self.tools]

@@ -4,7 +4,7 @@ from datetime import datetime
 
 from env_server.domain import Domain, collect_tools, volatile
 from shared.tasks import GoldAction
-from tests.toy_domain import models, seed, tools
+from tests.toy_domain import families, models, seed, tools
 
 domain = Domain.from_package(
     __name__,
@@ -16,4 +16,5 @@ domain = Domain.from_package(
     tools=collect_tools(tools),
     volatile_columns=volatile(transfers=["memo", "created_at"]),
     canary_action=GoldAction(tool="freeze_account", args={"account_id": "AC-0099"}),
+    families=families.FAMILIES,
 )
