@@ -8,9 +8,11 @@ from env_server.domain._context import ToolContext
 from env_server.domain._domain import Domain, collect_tools, load_task_text, volatile
 from env_server.domain._family import ScenarioContext, ScenarioFamily, ScenarioUnavailable
 from env_server.domain._tool import Tool, ToolError, ToolKind, tool
+from shared.tasks import GoldAction
 
 __all__ = [
     "Domain",
+    "GoldAction",
     "ScenarioContext",
     "ScenarioFamily",
     "ScenarioUnavailable",

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from functools import cached_property
 from importlib import resources
+from pathlib import Path
 from types import ModuleType
 
 import yaml
@@ -79,7 +80,8 @@ class Domain:
         digest = hashlib.sha256(self.name.encode())
         for table in self.metadata.sorted_tables:
             digest.update(str(CreateTable(table)).encode())
-        digest.update(inspect.getsource(inspect.getmodule(self.seed) or self.seed).encode())
+        for source in _package_sources(self.seed):
+            digest.update(source)
         digest.update(str(self.seed_value).encode())
         return digest.hexdigest()[:16]
 
@@ -101,6 +103,15 @@ class Domain:
         )
         tasks = [load_task_text(p.read_text(encoding="utf-8"), source=p.name) for p in files]
         return cls(policy=policy, tasks=tasks, **kwargs)  # type: ignore[arg-type]
+
+
+def _package_sources(fn: Callable[..., object]) -> list[bytes]:
+    """The source of every module in the package that defines `fn` (seed helpers may live anywhere in it)."""
+    module = inspect.getmodule(fn)
+    if module is None or module.__file__ is None:
+        return [inspect.getsource(fn).encode()]
+    top = Path(module.__file__).parent
+    return [p.read_bytes() for p in sorted(top.rglob("*.py"))]
 
 
 def load_task_text(text: str, *, source: str) -> Task:

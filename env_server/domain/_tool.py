@@ -81,7 +81,7 @@ def _build_tool(fn: Callable[..., Any], kind: ToolKind) -> Tool:
     if not doc.short_description:
         raise TypeError(f"tool {fn.__name__} needs a docstring: it is the model's only manual")
     param_docs = {p.arg_name: p.description or "" for p in doc.params}
-    hints = get_type_hints(fn)
+    hints = get_type_hints(fn, include_extras=True)
     params = list(inspect.signature(fn).parameters.values())[1:]  # the first is the ToolContext
     undocumented = [p.name for p in params if not param_docs.get(p.name)]
     if undocumented:

@@ -27,6 +27,10 @@ changes_table = Table(
 )
 
 
+#: A transaction-local setting under which PostgreSQL triggers log nothing (bulk copies into a sandbox).
+COPYING_SETTING = "groundstate.copying"
+
+
 def tracked_tables(domain: Domain) -> list[Table]:
     """The domain tables whose changes are logged (all of them)."""
     return list(domain.metadata.sorted_tables)
@@ -63,6 +67,7 @@ def postgres_triggers(domain: Domain, schema: str) -> list[str]:
 
         statements.append(
             f"CREATE FUNCTION {fn}() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN "
+            f"IF current_setting('{COPYING_SETTING}', true) = 'on' THEN RETURN NULL; END IF; "
             f"IF TG_OP <> 'INSERT' THEN {log('OLD')} END IF; "
             f"IF TG_OP <> 'DELETE' THEN {log('NEW')} END IF; RETURN NULL; END $$"
         )

@@ -1,22 +1,25 @@
-"""PostgreSQL sandboxes: each episode is a schema cloned from its task's template schema.
+"""PostgreSQL sandboxes: each episode gets a pooled schema, refilled from its task's template schema.
 
-A domain's seed is built once into a base schema; a task's template schema is a clone of the base with the
-task's patch applied; an episode's schema is a clone of the template. Schemas are built under advisory
-locks and named after what they hold, so several workers share them, and an episode's schema is named after
-its id, so any worker can serve any request of any episode: no state lives in worker memory. Creating a
-sandbox is one round trip: DDL, an `INSERT ... SELECT` per table and the change-log triggers, rendered once
-per domain and sent as one script.
+A domain's seed is built once into a base schema; a task's template schema is the base's rows plus the
+task's patch. Episode sandboxes are *slots*: schemas with the domain's tables and change-log triggers,
+recorded in `public.gs_sandbox_slots` with the episode that holds them. Starting an episode claims a free
+slot (or creates one) and refills it from the template — a `DELETE` and an `INSERT ... SELECT` per table,
+in one round trip, with triggers off — so steady-state episode creation issues no DDL and the system
+catalogs do not churn. Disposing of an episode frees its slot; every few uses a slot's tables are
+vacuumed. Every name lives in the database, so any worker can serve any request of any episode, and a
+restart loses nothing.
 """
 
 from __future__ import annotations
 
 import hashlib
 import threading
+import uuid
 from collections import OrderedDict
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
-from sqlalchemy import Connection, MetaData, create_engine, text
+from sqlalchemy import Connection, MetaData, Table, create_engine, text
 from sqlalchemy.dialects import postgresql
 from sqlalchemy.schema import CreateIndex, CreateTable
 
@@ -27,20 +30,16 @@ from env_server.sandbox.base import Sandbox, SandboxEngine
 from env_server.sandbox.template import Template, apply_patch, create_tables, seed
 from env_server.scoring.snapshot import Snapshot
 
-#: Stand-ins for the target and source schema names in the cached clone script (both are safe identifiers).
+#: Stand-ins for the target and source schema names in cached scripts (both are safe identifiers).
 _TARGET = "gs_target_placeholder"
 _SOURCE = "gs_source_placeholder"
-
-
-def episode_schema(sandbox_id: str) -> str:
-    """The schema of an episode's sandbox (ids are hex, so the name is a safe identifier)."""
-    if not sandbox_id.isalnum():
-        raise ValueError(f"sandbox id must be alphanumeric, got {sandbox_id!r}")
-    return f"gs_e_{sandbox_id.lower()}"
-
-
 #: Bumped whenever the layout of sandbox schemas changes, so schemas built by older code are never reused.
-LAYOUT_VERSION = 2
+LAYOUT_VERSION = 3
+_REGISTRY = "public.gs_sandbox_slots"
+#: A slot's tables are vacuumed after this many uses, so refills stay fast even where autovacuum is off.
+VACUUM_EVERY = 16
+#: A slot's tables are vacuumed after this many uses, so refills stay fast even where autovacuum is off.
+VACUUM_EVERY = 32
 
 
 def _hashed(prefix: str, key: str) -> str:
@@ -88,13 +87,12 @@ class PostgresSandbox(Sandbox):
             yield conn
 
     def dispose(self) -> None:
-        """Drop the schema and everything in it."""
-        with self._owner.engine.begin() as conn:
-            conn.exec_driver_sql(f'DROP SCHEMA IF EXISTS "{self.schema}" CASCADE')
+        """Give the slot back to the pool; nothing of this episode is visible to the next holder."""
+        self._owner.release(self)
 
 
 class PostgresSandboxEngine(SandboxEngine):
-    """Schema-per-episode sandboxes in one PostgreSQL database."""
+    """Pooled schema sandboxes in one PostgreSQL database."""
 
     backend = "postgresql"
 
@@ -129,60 +127,126 @@ class PostgresSandboxEngine(SandboxEngine):
         schema = _hashed("gs_t_", template.key)
 
         def build(conn: Connection) -> None:
-            conn.exec_driver_sql(self._clone(template.domain, schema, base))
+            conn.exec_driver_sql(self._script("ddl", template.domain, schema))
+            conn.exec_driver_sql(self._script("fill", template.domain, schema, base))
             conn.execution_options(schema_translate_map={None: schema})
             apply_patch(conn, template.domain, template.patch)  # logged: the template's own change log
 
         return self._ensure(schema, build)
 
-    def _ensure(self, schema: str, build: object) -> str:
+    def _ensure(self, schema: str, build: Callable[[Connection], None]) -> str:
         """Create `schema` with `build(conn)` unless it exists; safe across workers (advisory lock)."""
         if schema in self._ready:
             return schema
         with self.engine.begin() as conn:
             conn.execute(text("SELECT pg_advisory_xact_lock(hashtext(:k))"), {"k": schema})
             if not conn.scalar(text("SELECT 1 FROM pg_namespace WHERE nspname = :s"), {"s": schema}):
-                build(conn)  # type: ignore[operator]
+                build(conn)
         with self._lock:
             self._ready.add(schema)
         return schema
 
-    def _clone(self, domain: Domain, target: str, source: str) -> str:
-        """One script that creates `target` as a copy of `source` (tables, rows, change-log triggers)."""
-        if domain.name not in self._scripts:
-            dialect = postgresql.dialect()  # type: ignore[no-untyped-call]
-            scratch = MetaData()
-            tables = [t.to_metadata(scratch, schema=_TARGET) for t in domain.metadata.sorted_tables]
-            tables += [t.to_metadata(scratch, schema=_TARGET) for t in internal_metadata.sorted_tables]
-            statements = [f'CREATE SCHEMA "{_TARGET}"']
-            for table in tables:
-                statements.append(str(CreateTable(table).compile(dialect=dialect)))
-                statements += [str(CreateIndex(ix).compile(dialect=dialect)) for ix in table.indexes]
-            statements += [
-                f'INSERT INTO "{_TARGET}"."{t.name}" SELECT * FROM "{_SOURCE}"."{t.name}"'
-                for t in tables
-                if t.name != changelog.changes_table.name
-            ]
-            statements += changelog.postgres_triggers(domain, _TARGET)
-            self._scripts[domain.name] = ";\n".join(statements)
-        return self._scripts[domain.name].replace(_TARGET, target).replace(_SOURCE, source)
+    def _ensure_registry(self) -> None:
+        if _REGISTRY in self._ready:
+            return
+        with self.engine.begin() as conn:
+            conn.execute(text("SELECT pg_advisory_xact_lock(hashtext('gs_sandboxes'))"))
+            conn.exec_driver_sql(
+                f"CREATE TABLE IF NOT EXISTS {_REGISTRY} (schema text PRIMARY KEY, pool text NOT NULL, "
+                "episode_id text UNIQUE, uses integer NOT NULL DEFAULT 0)"
+            )
+            conn.exec_driver_sql(
+                f"CREATE INDEX IF NOT EXISTS gs_sandbox_slots_free ON {_REGISTRY} (pool) "
+                "WHERE episode_id IS NULL"
+            )
+        with self._lock:
+            self._ready.add(_REGISTRY)
+
+    def _script(self, kind: str, domain: Domain, target: str, source: str = "") -> str:
+        """A cached script: `ddl` creates a slot (tables, triggers); `fill` refills a slot from a source."""
+        key = f"{kind}:{domain.name}"
+        if key not in self._scripts:
+            tables = self._tables(domain)
+            if kind == "ddl":
+                dialect = postgresql.dialect()  # type: ignore[no-untyped-call]
+                statements = [f'CREATE SCHEMA "{_TARGET}"']
+                for table in tables:
+                    statements.append(str(CreateTable(table).compile(dialect=dialect)))
+                    statements += [str(CreateIndex(ix).compile(dialect=dialect)) for ix in table.indexes]
+                statements += changelog.postgres_triggers(domain, _TARGET)
+            else:
+                copied = [t for t in tables if t.name != changelog.changes_table.name]
+                statements = [
+                    # replica mode skips foreign-key and change-log triggers while the slot is replaced
+                    # wholesale from a consistent source (without it each DELETE scans referencing tables)
+                    "SET LOCAL session_replication_role = replica",
+                    f"SET LOCAL {changelog.COPYING_SETTING} = 'on'",
+                    # DELETE, not TRUNCATE: TRUNCATE swaps files and costs ~100x more on small tables
+                    *(f'DELETE FROM "{_TARGET}"."{t.name}"' for t in reversed(tables)),
+                    *(
+                        f'INSERT INTO "{_TARGET}"."{t.name}" SELECT * FROM "{_SOURCE}"."{t.name}"'
+                        for t in copied
+                    ),
+                    f"SET LOCAL {changelog.COPYING_SETTING} = 'off'",
+                    "SET LOCAL session_replication_role = origin",
+                ]
+            self._scripts[key] = ";\n".join(statements)
+        return self._scripts[key].replace(_TARGET, target).replace(_SOURCE, source)
+
+    @staticmethod
+    def _tables(domain: Domain) -> list[Table]:
+        scratch = MetaData()
+        tables = [t.to_metadata(scratch, schema=_TARGET) for t in domain.metadata.sorted_tables]
+        return tables + [t.to_metadata(scratch, schema=_TARGET) for t in internal_metadata.sorted_tables]
 
     # -- SandboxEngine ---------------------------------------------------------------------------------------
 
     def create(self, sandbox_id: str, template: Template) -> PostgresSandbox:
-        """See `SandboxEngine.create`."""
+        """See `SandboxEngine.create`: claim a free slot of the domain (or add one) and refill it."""
         source = self._template_schema(template)
-        sandbox = PostgresSandbox(sandbox_id, template, self, episode_schema(sandbox_id))
+        self._ensure_registry()
+        pool = _hashed("", template.domain.fingerprint)
         with self.engine.begin() as conn:
-            conn.exec_driver_sql(self._clone(template.domain, sandbox.schema, source))
-        return sandbox
+            schema = conn.scalar(
+                text(
+                    f"UPDATE {_REGISTRY} SET episode_id = :e WHERE schema = (SELECT schema FROM {_REGISTRY} "
+                    "WHERE pool = :p AND episode_id IS NULL LIMIT 1 FOR UPDATE SKIP LOCKED) RETURNING schema"
+                ),
+                {"e": sandbox_id, "p": pool},
+            )
+            if schema is None:
+                schema = f"gs_s_{uuid.uuid4().hex}"
+                conn.exec_driver_sql(self._script("ddl", template.domain, schema))
+                conn.execute(
+                    text(f"INSERT INTO {_REGISTRY} (schema, pool, episode_id) VALUES (:s, :p, :e)"),
+                    {"s": schema, "p": pool, "e": sandbox_id},
+                )
+            conn.exec_driver_sql(self._script("fill", template.domain, schema, source))
+        return PostgresSandbox(sandbox_id, template, self, schema)
 
     def attach(self, sandbox_id: str, template: Template) -> PostgresSandbox | None:
-        """See `SandboxEngine.attach`."""
-        schema = episode_schema(sandbox_id)
+        """See `SandboxEngine.attach`: the slot the episode holds, if any."""
+        self._ensure_registry()
         with self.engine.connect() as conn:
-            found = conn.scalar(text("SELECT 1 FROM pg_namespace WHERE nspname = :s"), {"s": schema})
-        return PostgresSandbox(sandbox_id, template, self, schema) if found else None
+            schema = conn.scalar(
+                text(f"SELECT schema FROM {_REGISTRY} WHERE episode_id = :e"), {"e": sandbox_id}
+            )
+        return None if schema is None else PostgresSandbox(sandbox_id, template, self, schema)
+
+    def release(self, sandbox: PostgresSandbox) -> None:
+        """Free the episode's slot for the next episode (its rows are replaced on the next claim)."""
+        with self.engine.begin() as conn:
+            uses = conn.scalar(
+                text(
+                    f"UPDATE {_REGISTRY} SET episode_id = NULL, uses = uses + 1 "
+                    "WHERE episode_id = :e RETURNING uses"
+                ),
+                {"e": sandbox.sandbox_id},
+            )
+        if uses and uses % VACUUM_EVERY == 0:
+            with self.engine.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
+                for table in self._tables(sandbox.template.domain):
+                    conn.exec_driver_sql(f'VACUUM "{sandbox.schema}"."{table.name}"')
 
     def initial_snapshot(self, template: Template) -> Snapshot:
         """See `SandboxEngine.initial_snapshot`: the base snapshot, the template's logged patch over it."""

@@ -78,6 +78,8 @@ class Scorer:
         self, task: Task, domain: Domain, calls: Sequence[ToolCallSpec]
     ) -> tuple[list[ToolCallResult], StateChanges]:
         """Run `calls` on a fresh sandbox of the task; calls that cannot run count as agent errors."""
+        if not calls:  # nothing to run: nothing changed (and no sandbox to build)
+            return [], {}
         template = template_of(task, domain)
         tools = episode_tools(task, domain)
         sandbox = self.sandboxes.create(uuid.uuid4().hex, template)

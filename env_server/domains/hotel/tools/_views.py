@@ -1,0 +1,371 @@
+"""What the hotel tools return: pydantic views of the tables, shaped for the agent to read.
+
+Views never expose what the agent must obtain from the guest (a guest's date of birth stays private).
+"""
+
+from __future__ import annotations
+
+from datetime import date
+
+from pydantic import BaseModel, Field
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
+
+from env_server.domains.hotel.models import (
+    ApprovalRequest,
+    Booking,
+    BookingExtra,
+    CorporateAccount,
+    Guest,
+    Hotel,
+    LoyaltyTransaction,
+    Payment,
+    PaymentMethod,
+    RoomType,
+    SupportTicket,
+)
+
+
+class PaymentMethodView(BaseModel):
+    """A card or invoice arrangement that bookings can be charged to."""
+
+    payment_method_id: str
+    kind: str = Field(description="card or corporate_invoice")
+    label: str
+
+
+class GuestView(BaseModel):
+    """A guest profile with loyalty status and payment methods."""
+
+    guest_id: str
+    first_name: str
+    last_name: str
+    email: str
+    phone: str
+    loyalty_tier: str = Field(description="blue, silver, gold or platinum")
+    loyalty_points: int
+    corporate_account_id: str | None
+    corporate_role: str | None = Field(description="traveler or coordinator, when linked to an account")
+    payment_methods: list[PaymentMethodView]
+
+
+class BookingSummary(BaseModel):
+    """One line of a guest's booking list."""
+
+    booking_id: str
+    status: str
+    hotel_name: str
+    room_type_name: str
+    check_in: date
+    check_out: date
+    room_total_cents: int
+    corporate_account_id: str | None
+
+
+class ExtraView(BaseModel):
+    """An add-on billed at check-out."""
+
+    extra: str
+    price_cents: int
+    complimentary: bool
+
+
+class PaymentView(BaseModel):
+    """A charge or refund recorded for a booking."""
+
+    payment_id: str
+    kind: str = Field(description="charge or refund")
+    purpose: str = Field(description="room, price_difference, change_fee or cancellation_refund")
+    amount_cents: int
+    payment_method_id: str
+
+
+class ApprovalView(BaseModel):
+    """A change waiting for (or refused by) a manager."""
+
+    approval_id: str
+    booking_id: str
+    change_type: str = Field(description="change_dates, change_room_type or cancel")
+    status: str = Field(description="pending, approved or rejected")
+    requested_by_guest_id: str
+    new_check_in: date | None
+    new_check_out: date | None
+    new_room_type_id: str | None
+
+
+class BookingView(BaseModel):
+    """A booking with its hotel, room, money and pending requests."""
+
+    booking_id: str
+    status: str = Field(description="confirmed, checked_in, checked_out, cancelled or no_show")
+    guest_id: str
+    guest_name: str
+    hotel_id: str
+    hotel_name: str
+    hotel_tier: str = Field(description="budget, standard, premium or luxury")
+    room_type_id: str
+    room_type_name: str
+    check_in: date
+    check_out: date
+    nights: int
+    adults: int
+    rate_plan: str = Field(description="flexible or non_refundable")
+    room_total_cents: int
+    corporate_account_id: str | None
+    payment_method_id: str
+    extras: list[ExtraView]
+    payments: list[PaymentView]
+    approval_requests: list[ApprovalView]
+    goodwill_points_awarded: int = Field(description="Goodwill points already given for this stay")
+
+
+class RoomTypeView(BaseModel):
+    """A room category of a hotel."""
+
+    room_type_id: str
+    name: str
+    max_occupancy: int
+
+
+class HotelView(BaseModel):
+    """A hotel and its room categories."""
+
+    hotel_id: str
+    name: str
+    city: str
+    tier: str = Field(description="budget, standard, premium or luxury")
+    room_types: list[RoomTypeView]
+
+
+class RoomOffer(BaseModel):
+    """The price and availability of one room type for a requested stay."""
+
+    room_type_id: str
+    name: str
+    max_occupancy: int
+    rooms_available: int = Field(description="Rooms free on every night of the stay (0 = sold out)")
+    nightly_rates_cents: list[int] = Field(description="Public rate of each night")
+    total_cents: int = Field(description="Room total for the stay with the plan or corporate discount")
+
+
+class ChangeQuote(BaseModel):
+    """What a booking would cost after a change of dates or room type (change fees not included)."""
+
+    booking_id: str
+    room_type_id: str
+    check_in: date
+    check_out: date
+    current_total_cents: int
+    new_total_cents: int
+    difference_cents: int = Field(
+        description="Positive: the guest pays more; negative: the guest gets money back"
+    )
+
+
+class MemberView(BaseModel):
+    """A person linked to a corporate account."""
+
+    guest_id: str
+    name: str
+    corporate_role: str
+
+
+class CorporateAccountView(BaseModel):
+    """A corporate account, its negotiated discount and its people."""
+
+    account_id: str
+    company_name: str
+    discount_pct: int
+    invoice_payment_method_id: str | None
+    members: list[MemberView]
+
+
+class TicketView(BaseModel):
+    """A reported problem."""
+
+    ticket_id: str
+    guest_id: str
+    booking_id: str | None
+    category: str
+    status: str
+    summary: str
+
+
+class VerificationView(BaseModel):
+    """The outcome of a successful identity check."""
+
+    guest_id: str
+    name: str
+    verified: bool
+
+
+class LoyaltyAwardView(BaseModel):
+    """Points credited to a guest."""
+
+    transaction_id: str
+    guest_id: str
+    points: int
+    new_balance: int
+
+
+def guest_view(session: Session, guest: Guest) -> GuestView:
+    """The profile of `guest`, with the cards it owns."""
+    methods = session.scalars(
+        select(PaymentMethod)
+        .where(PaymentMethod.guest_id == guest.guest_id)
+        .order_by(PaymentMethod.payment_method_id)
+    )
+    return GuestView(
+        guest_id=guest.guest_id,
+        first_name=guest.first_name,
+        last_name=guest.last_name,
+        email=guest.email,
+        phone=guest.phone,
+        loyalty_tier=guest.loyalty_tier,
+        loyalty_points=guest.loyalty_points,
+        corporate_account_id=guest.corporate_account_id,
+        corporate_role=guest.corporate_role,
+        payment_methods=[
+            PaymentMethodView(payment_method_id=m.payment_method_id, kind=m.kind, label=m.label)
+            for m in methods
+        ],
+    )
+
+
+def booking_summary(session: Session, booking: Booking) -> BookingSummary:
+    """One list line for `booking`."""
+    room_type = session.get_one(RoomType, booking.room_type_id)
+    hotel = session.get_one(Hotel, room_type.hotel_id)
+    return BookingSummary(
+        booking_id=booking.booking_id,
+        status=booking.status,
+        hotel_name=hotel.name,
+        room_type_name=room_type.name,
+        check_in=booking.check_in,
+        check_out=booking.check_out,
+        room_total_cents=booking.room_total_cents,
+        corporate_account_id=booking.corporate_account_id,
+    )
+
+
+def approval_view(request: ApprovalRequest) -> ApprovalView:
+    """The agent's view of an approval request."""
+    return ApprovalView(
+        approval_id=request.approval_id,
+        booking_id=request.booking_id,
+        change_type=request.change_type,
+        status=request.status,
+        requested_by_guest_id=request.requested_by_guest_id,
+        new_check_in=request.new_check_in,
+        new_check_out=request.new_check_out,
+        new_room_type_id=request.new_room_type_id,
+    )
+
+
+def booking_view(session: Session, booking: Booking) -> BookingView:
+    """Everything about `booking` an agent needs to apply the policy."""
+    room_type = session.get_one(RoomType, booking.room_type_id)
+    hotel = session.get_one(Hotel, room_type.hotel_id)
+    guest = session.get_one(Guest, booking.guest_id)
+    key = booking.booking_id
+    extras = session.scalars(
+        select(BookingExtra).where(BookingExtra.booking_id == key).order_by(BookingExtra.extra)
+    )
+    payments = session.scalars(select(Payment).where(Payment.booking_id == key).order_by(Payment.payment_id))
+    approvals = session.scalars(
+        select(ApprovalRequest).where(ApprovalRequest.booking_id == key).order_by(ApprovalRequest.approval_id)
+    )
+    goodwill = session.scalar(
+        select(func.coalesce(func.sum(LoyaltyTransaction.points), 0)).where(
+            LoyaltyTransaction.booking_id == key, LoyaltyTransaction.kind == "goodwill"
+        )
+    )
+    return BookingView(
+        booking_id=key,
+        status=booking.status,
+        guest_id=guest.guest_id,
+        guest_name=f"{guest.first_name} {guest.last_name}",
+        hotel_id=hotel.hotel_id,
+        hotel_name=hotel.name,
+        hotel_tier=hotel.tier,
+        room_type_id=room_type.room_type_id,
+        room_type_name=room_type.name,
+        check_in=booking.check_in,
+        check_out=booking.check_out,
+        nights=(booking.check_out - booking.check_in).days,
+        adults=booking.adults,
+        rate_plan=booking.rate_plan,
+        room_total_cents=booking.room_total_cents,
+        corporate_account_id=booking.corporate_account_id,
+        payment_method_id=booking.payment_method_id,
+        extras=[
+            ExtraView(extra=e.extra, price_cents=e.price_cents, complimentary=e.complimentary) for e in extras
+        ],
+        payments=[
+            PaymentView(
+                payment_id=p.payment_id,
+                kind=p.kind,
+                purpose=p.purpose,
+                amount_cents=p.amount_cents,
+                payment_method_id=p.payment_method_id,
+            )
+            for p in payments
+        ],
+        approval_requests=[approval_view(a) for a in approvals],
+        goodwill_points_awarded=goodwill or 0,
+    )
+
+
+def hotel_view(session: Session, hotel: Hotel) -> HotelView:
+    """`hotel` with its room categories."""
+    room_types = session.scalars(
+        select(RoomType).where(RoomType.hotel_id == hotel.hotel_id).order_by(RoomType.room_type_id)
+    )
+    return HotelView(
+        hotel_id=hotel.hotel_id,
+        name=hotel.name,
+        city=hotel.city,
+        tier=hotel.tier,
+        room_types=[
+            RoomTypeView(room_type_id=r.room_type_id, name=r.name, max_occupancy=r.max_occupancy)
+            for r in room_types
+        ],
+    )
+
+
+def account_view(session: Session, account: CorporateAccount) -> CorporateAccountView:
+    """`account` with its invoice payment method and linked people."""
+    invoice = session.scalar(
+        select(PaymentMethod.payment_method_id).where(
+            PaymentMethod.corporate_account_id == account.account_id
+        )
+    )
+    members = session.scalars(
+        select(Guest).where(Guest.corporate_account_id == account.account_id).order_by(Guest.guest_id)
+    )
+    return CorporateAccountView(
+        account_id=account.account_id,
+        company_name=account.company_name,
+        discount_pct=account.discount_pct,
+        invoice_payment_method_id=invoice,
+        members=[
+            MemberView(
+                guest_id=m.guest_id,
+                name=f"{m.first_name} {m.last_name}",
+                corporate_role=m.corporate_role or "",
+            )
+            for m in members
+        ],
+    )
+
+
+def ticket_view(ticket: SupportTicket) -> TicketView:
+    """The agent's view of a support ticket."""
+    return TicketView(
+        ticket_id=ticket.ticket_id,
+        guest_id=ticket.guest_id,
+        booking_id=ticket.booking_id,
+        category=ticket.category,
+        status=ticket.status,
+        summary=ticket.summary,
+    )

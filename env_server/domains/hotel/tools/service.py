@@ -1,0 +1,102 @@
+"""Service-recovery tools: support tickets for reported problems, and goodwill loyalty points."""
+
+from __future__ import annotations
+
+from sqlalchemy import select
+
+from env_server.domain import ToolContext, ToolError, tool
+from env_server.domains.hotel.models import LoyaltyTransaction, SupportTicket, TicketCategory
+from env_server.domains.hotel.tools._common import (
+    _get_booking,
+    _get_guest,
+    _get_ticket,
+    require_verified,
+)
+from env_server.domains.hotel.tools._views import LoyaltyAwardView, TicketView, ticket_view
+
+
+@tool(kind="read")
+def list_support_tickets(ctx: ToolContext, guest_id: str) -> list[TicketView]:
+    """List the support tickets a guest has reported, oldest first.
+
+    Args:
+        ctx: the episode's sandbox and clock (supplied by the server).
+        guest_id: the guest's ID, e.g. "G-1042".
+    """
+    _get_guest(ctx, guest_id)
+    tickets = ctx.session.scalars(
+        select(SupportTicket).where(SupportTicket.guest_id == guest_id).order_by(SupportTicket.ticket_id)
+    )
+    return [ticket_view(t) for t in tickets]
+
+
+@tool(kind="write")
+def open_support_ticket(
+    ctx: ToolContext, guest_id: str, category: TicketCategory, summary: str, booking_id: str | None = None
+) -> TicketView:
+    """Record a problem a guest reports, so the hotel can fix and follow it up.
+
+    Anyone may report a problem: this does not need identity verification. Open one ticket per problem.
+
+    Args:
+        ctx: the episode's sandbox and clock (supplied by the server).
+        guest_id: the guest reporting it, e.g. "G-1042".
+        category: "noise", "cleanliness", "maintenance", "billing" or "other".
+        summary: the problem in a sentence, e.g. "Heating in room 412 does not work".
+        booking_id: the stay it is about, e.g. "BK-10417"; omit if it is not about a stay.
+    """
+    _get_guest(ctx, guest_id)
+    if booking_id is not None and _get_booking(ctx, booking_id).guest_id != guest_id:
+        raise ToolError(f"Booking {booking_id} is not a stay of guest {guest_id}")
+    ticket = SupportTicket(
+        ticket_id=ctx.new_id("TK"),
+        guest_id=guest_id,
+        booking_id=booking_id,
+        category=category,
+        status="open",
+        summary=summary,
+        created_at=ctx.now,
+    )
+    ctx.session.add(ticket)
+    return ticket_view(ticket)
+
+
+@tool(kind="write")
+def award_goodwill_points(ctx: ToolContext, ticket_id: str, points: int) -> LoyaltyAwardView:
+    """Credit goodwill loyalty points to a verified guest for a problem recorded in a support ticket.
+
+    The policy sets the amount and when an award is allowed; the ticket must be about one of the guest's
+    stays.
+
+    Args:
+        ctx: the episode's sandbox and clock (supplied by the server).
+        ticket_id: the support ticket the award answers, e.g. "TK-90001".
+        points: the number of points to credit, e.g. 1000.
+    """
+    ticket = _get_ticket(ctx, ticket_id)
+    if ticket.booking_id is None:
+        raise ToolError(
+            f"Ticket {ticket_id} is not about a stay; goodwill points answer problems with a stay"
+        )
+    if points <= 0:
+        raise ToolError(f"Award a positive number of points, not {points}")
+    booking = _get_booking(ctx, ticket.booking_id)
+    guest = _get_guest(ctx, booking.guest_id)
+    require_verified(ctx, guest.guest_id)
+    guest.loyalty_points += points
+    transaction = LoyaltyTransaction(
+        transaction_id=ctx.new_id("LT"),
+        guest_id=guest.guest_id,
+        booking_id=booking.booking_id,
+        ticket_id=ticket_id,
+        kind="goodwill",
+        points=points,
+        created_at=ctx.now,
+    )
+    ctx.session.add(transaction)
+    return LoyaltyAwardView(
+        transaction_id=transaction.transaction_id,
+        guest_id=guest.guest_id,
+        points=points,
+        new_balance=guest.loyalty_points,
+    )

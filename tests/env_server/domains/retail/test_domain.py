@@ -1,0 +1,211 @@
+"""The retail domain as a whole: its seed, its task files and the trajectories they reference."""
+
+from __future__ import annotations
+
+import ast
+import random
+import re
+import sys
+from collections import Counter
+from collections.abc import Iterator
+from importlib import resources
+from typing import Any
+
+import pytest
+from sqlalchemy import create_engine, select
+from sqlalchemy.engine import Engine
+from sqlalchemy.orm import Session
+from sqlalchemy.pool import StaticPool
+
+from env_server.domain import ToolContext, ToolError
+from env_server.domain._context import internal_metadata
+from env_server.domains.retail import domain
+from env_server.sandbox.template import apply_patch
+from shared.tasks import GoldAction, Task
+
+TASKS = {task.id: task for task in domain.tasks}
+
+
+def _seeded_engine() -> Engine:
+    engine = create_engine("sqlite://", poolclass=StaticPool)
+    domain.metadata.create_all(engine)
+    internal_metadata.create_all(engine)
+    with Session(engine) as session:
+        domain.seed(session, random.Random(domain.seed_value))
+        session.commit()
+    return engine
+
+
+def _dump(engine: Engine) -> dict[str, list[tuple[Any, ...]]]:
+    with engine.connect() as conn:
+        return {
+            t.name: [tuple(r) for r in conn.execute(select(t).order_by(*t.primary_key.columns))]
+            for t in domain.metadata.sorted_tables
+        }
+
+
+@pytest.fixture(scope="module")
+def seeded() -> Iterator[dict[str, list[tuple[Any, ...]]]]:
+    yield _dump(_seeded_engine())
+
+
+def test_seed_is_deterministic_and_has_over_a_thousand_rows(seeded: dict[str, list[tuple[Any, ...]]]) -> None:
+    assert _dump(_seeded_engine()) == seeded
+    assert sum(len(rows) for rows in seeded.values()) >= 1000
+    assert len([t for t, rows in seeded.items() if rows]) >= 8
+
+
+def test_a_different_rng_seed_gives_a_different_history(seeded: dict[str, list[tuple[Any, ...]]]) -> None:
+    engine = create_engine("sqlite://")
+    domain.metadata.create_all(engine)
+    with Session(engine) as session:
+        domain.seed(session, random.Random(domain.seed_value + 1))
+        session.commit()
+    other = _dump(engine)
+    assert other["products"] == seeded["products"]
+    assert other["orders"] != seeded["orders"]
+
+
+def test_seeded_ids_stay_below_the_task_and_generated_ranges(
+    seeded: dict[str, list[tuple[Any, ...]]],
+) -> None:
+    keyed_by_code = {"membership_tiers", "promotions"}
+    for table, rows in seeded.items():
+        for row in rows if table not in keyed_by_code else []:
+            number = re.search(r"-(\d+)(?:-[A-Z]+)?$", str(row[0]))
+            assert number is not None, (table, row[0])
+            assert int(number.group(1)) < 70000, (table, row[0])
+
+
+def test_identity_verifications_are_excluded_from_the_state_comparison() -> None:
+    assert domain.volatile_columns["identity_verifications"] == frozenset({"*"})
+
+
+def test_task_catalogue_meets_the_split_and_kind_quotas() -> None:
+    splits = Counter(t.split for t in TASKS.values())
+    assert splits["test"] >= 25 and splits["train"] >= 15
+    assert all(t.domain == "retail" and t.kind == "action" for t in TASKS.values())
+    assert 3 <= sum(bool(t.communicate) for t in TASKS.values()) <= 5
+    assert 2 <= sum(bool(t.rubric) for t in TASKS.values()) <= 4
+    assert all(2 <= len(t.user.script) <= 4 for t in TASKS.values())
+
+
+def _actions(task: Task) -> list[GoldAction]:
+    return [*task.gold_actions, *task.wrong_actions]
+
+
+@pytest.mark.parametrize("task_id", sorted(TASKS))
+def test_task_actions_name_existing_tools_with_valid_arguments(task_id: str) -> None:
+    for action in _actions(TASKS[task_id]):
+        assert action.tool in domain.tools_by_name, action.tool
+        domain.tools_by_name[action.tool].validate(action.args)
+
+
+def test_canary_is_a_valid_write() -> None:
+    canary = domain.canary_action
+    assert canary is not None
+    tool = domain.tools_by_name[canary.tool]
+    assert tool.kind == "write"
+    tool.validate(canary.args)
+
+
+def _entities(task: Task) -> set[str]:
+    return {row["id"] for table in ("customers", "orders") for row in task.initial_patch.get(table, [])}
+
+
+def test_train_and_test_tasks_use_disjoint_customers_and_orders() -> None:
+    by_split: dict[str, set[str]] = {"train": set(), "test": set()}
+    for task in TASKS.values():
+        entities = _entities(task)
+        assert not entities & by_split[task.split], f"{task.id} reuses entities within its split"
+        by_split[task.split] |= entities
+    assert not by_split["train"] & by_split["test"]
+
+
+@pytest.mark.parametrize("task_id", sorted(TASKS))
+def test_task_actions_only_touch_the_tasks_own_customers_and_orders(task_id: str) -> None:
+    task = TASKS[task_id]
+    own = _entities(task)
+    for action in _actions(task):
+        for name in ("customer_id", "order_id"):
+            if name in action.args:
+                assert action.args[name] in own, (action.tool, action.args[name])
+
+
+def _replay(template: Engine, task: Task, actions: list[GoldAction]) -> list[str]:
+    """Replay on a fresh copy of the seed plus the task's patch; return the ToolError messages."""
+    engine = create_engine("sqlite://", poolclass=StaticPool)
+    with template.connect() as src, engine.connect() as dst:
+        src.connection.driver_connection.backup(dst.connection.driver_connection)  # type: ignore[union-attr]
+    with engine.begin() as conn:
+        apply_patch(conn, domain, task.initial_patch)
+    errors = []
+    for action in actions:
+        tool = domain.tools_by_name[action.tool]
+        with Session(engine) as session:
+            try:
+                tool.invoke(ToolContext(session=session, now=domain.now), tool.validate(action.args))
+                session.commit()
+            except ToolError as exc:
+                errors.append(f"{action.tool}: {exc}")
+    return errors
+
+
+@pytest.fixture(scope="module")
+def template() -> Engine:
+    return _seeded_engine()
+
+
+@pytest.mark.parametrize("task_id", sorted(TASKS))
+def test_gold_and_wrong_trajectories_replay_without_refusals(template: Engine, task_id: str) -> None:
+    task = TASKS[task_id]
+    assert _replay(template, task, task.gold_actions) == []
+    assert _replay(template, task, task.wrong_actions) == []
+
+
+@pytest.mark.parametrize("task_id", sorted(TASKS))
+def test_refusal_tasks_carry_a_wrong_trajectory(task_id: str) -> None:
+    task = TASKS[task_id]
+    gold_writes = [a for a in task.gold_actions if domain.tools_by_name[a.tool].kind == "write"]
+    if not gold_writes:
+        assert task.wrong_actions, "a task whose gold changes nothing needs wrong_actions"
+
+
+def test_package_exports_only_the_domain() -> None:
+    import env_server.domains.retail as retail
+    import env_server.domains.retail.tools as tools
+
+    assert retail.__all__ == ["domain"] and retail.domain is domain
+    assert tools.__all__ == ["TOOLS"] and list(tools.TOOLS) == list(domain.tools)
+
+
+def test_every_tool_argument_is_described_for_the_model() -> None:
+    for tool in domain.tools:
+        schema = tool.openai_schema()["function"]
+        assert schema["description"], tool.name
+        for name, prop in schema["parameters"]["properties"].items():
+            assert prop.get("description"), f"{tool.name}.{name} has no description"
+
+
+def _allowed_import(module: str) -> bool:
+    if module == "__future__" or module.split(".")[0] in sys.stdlib_module_names:
+        return True
+    if module.startswith("env_server.domain."):  # the private modules behind the public API
+        return False
+    return module == "env_server.domain" or module.startswith(
+        ("env_server.domains.retail", "sqlalchemy", "pydantic", "shared.tasks")
+    )
+
+
+def test_domain_imports_only_the_public_domain_api() -> None:
+    """A plug-in depends on env_server.domain, SQLAlchemy, pydantic and the stdlib (plus the task schema)."""
+    root = resources.files("env_server.domains.retail")
+    files = [p for p in root.iterdir() if p.name.endswith(".py")]
+    files += [p for p in (root / "tools").iterdir() if p.name.endswith(".py")]
+    for path in files:
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            modules = [a.name for a in node.names] if isinstance(node, ast.Import) else []
+            if isinstance(node, ast.ImportFrom) and node.module:
+                modules = [node.module]
+            for module in modules:
+                assert _allowed_import(module), f"{path.name} imports {module}"
