@@ -48,9 +48,14 @@ class _Worker:
     seed_tables: dict[str, list[dict[str, Any]]]
 
 
+#: Domains handed to `generate`, so draws use that exact object (forked workers inherit this table).
+_DOMAINS: dict[str, Domain] = {}
+
+
 @cache
 def _worker(domain_name: str) -> _Worker:
-    registry = DomainRegistry.discover(only=[domain_name])
+    given = _DOMAINS.get(domain_name)
+    registry = DomainRegistry([given]) if given else DomainRegistry.discover(only=[domain_name])
     domain = registry.domain(domain_name)
     sandboxes = SQLiteSandboxEngine(max_templates=64)
     snapshot = sandboxes.initial_snapshot(Template(domain))
@@ -104,6 +109,9 @@ def generate(
     """Yield draws in index order until `n` are valid (or `max_draws`, default 3n, are spent)."""
     if not domain.families:
         raise ValueError(f"domain {domain.name} declares no scenario families")
+    if _DOMAINS.get(domain.name) is not domain:
+        _DOMAINS[domain.name] = domain
+        _worker.cache_clear()
     limit = max_draws or 3 * n + 10
     batch = max(8, min(64, n // max(1, workers * 4) or 8))
     kept, start = 0, 0
