@@ -20,7 +20,10 @@ from env_server.domains.hotel import domain
 from env_server.sandbox.template import apply_patch
 from shared.tasks import GoldAction, Task
 
-TASKS = {task.id: task for task in domain.tasks}
+#: The action tasks (analytics tasks have their own checks in the analytics tests).
+ACTION_TASKS = [t for t in domain.tasks if t.kind == "action"]
+
+TASKS = {task.id: task for task in ACTION_TASKS}
 
 
 def _writes(actions: list[GoldAction]) -> list[str]:
@@ -72,18 +75,18 @@ def test_seed_is_deterministic_and_has_over_a_thousand_rows() -> None:
 
 
 def test_every_task_file_loads_with_enough_tasks_per_split() -> None:
-    splits = [t.split for t in domain.tasks]
-    assert len(domain.tasks) >= 40
+    splits = [t.split for t in ACTION_TASKS]
+    assert len(ACTION_TASKS) >= 40
     assert splits.count("test") >= 25 and splits.count("train") >= 15
-    assert len({t.id for t in domain.tasks}) == len(domain.tasks)
-    assert all(t.domain == "hotel" and t.id.startswith("hotel-") for t in domain.tasks)
-    assert all(2 <= len(t.user.script) <= 4 for t in domain.tasks)
-    assert 3 <= sum(bool(t.communicate) for t in domain.tasks) <= 5
-    assert 2 <= sum(bool(t.rubric) for t in domain.tasks) <= 4
+    assert len({t.id for t in ACTION_TASKS}) == len(ACTION_TASKS)
+    assert all(t.domain == "hotel" and t.id.startswith("hotel-") for t in ACTION_TASKS)
+    assert all(2 <= len(t.user.script) <= 4 for t in ACTION_TASKS)
+    assert 3 <= sum(bool(t.communicate) for t in ACTION_TASKS) <= 5
+    assert 2 <= sum(bool(t.rubric) for t in ACTION_TASKS) <= 4
 
 
 def test_every_gold_and_wrong_action_names_a_tool_with_valid_arguments() -> None:
-    actions = [a for t in domain.tasks for a in [*t.gold_actions, *t.wrong_actions]]
+    actions = [a for t in ACTION_TASKS for a in [*t.gold_actions, *t.wrong_actions]]
     assert domain.canary_action is not None
     for action in [*actions, domain.canary_action]:
         tool = domain.tools_by_name[action.tool]
@@ -91,13 +94,13 @@ def test_every_gold_and_wrong_action_names_a_tool_with_valid_arguments() -> None
 
 
 def test_refusal_tasks_carry_a_wrong_trajectory() -> None:
-    for task in domain.tasks:
+    for task in ACTION_TASKS:
         if not _writes(task.gold_actions):
             assert task.wrong_actions, f"{task.id} changes nothing but has no wrong_actions"
 
 
 def test_showcase_task_files_an_approval_and_leaves_booking_alone() -> None:
-    task = next(t for t in domain.tasks if t.id == "hotel-corp-modify-approval-001")
+    task = next(t for t in ACTION_TASKS if t.id == "hotel-corp-modify-approval-001")
     assert task.split == "test"
     assert task.initial_patch["bookings"][0]["room_total_cents"] == 145_000
     assert _writes(task.gold_actions) == ["verify_guest_identity", "create_approval_request"]
@@ -107,7 +110,7 @@ def _entities(task_split: str) -> set[str]:
     """Guest, booking, account and payment-method IDs that the tasks of one split patch or act on."""
     keys = ("guest_id", "booking_id", "account_id", "payment_method_id", "requested_by_guest_id")
     found: set[str] = set()
-    for task in domain.tasks:
+    for task in ACTION_TASKS:
         if task.split != task_split:
             continue
         rows = [r for rows in task.initial_patch.values() for r in rows]
@@ -148,7 +151,7 @@ def test_gold_replays_without_refusal_and_changes_state_unless_a_refusal(
     assert bool(changed) == bool(_writes(task.gold_actions))
 
 
-@pytest.mark.parametrize("task_id", sorted(t.id for t in domain.tasks if t.wrong_actions))
+@pytest.mark.parametrize("task_id", sorted(t.id for t in ACTION_TASKS if t.wrong_actions))
 def test_wrong_trajectory_is_accepted_by_the_tools_and_changes_state(
     fresh_engine: Callable[[], Engine], task_id: str
 ) -> None:

@@ -1,0 +1,40 @@
+"""The auto-insurance domain: policyholders calling about policies, vehicles, drivers, billing and claims."""
+
+from env_server.domain import Domain, volatile
+from env_server.domains.insurance.models import NOW, Base
+from env_server.domains.insurance.seed import seed
+from env_server.domains.insurance.tools import TOOLS
+from shared.tasks import GoldAction
+
+#: A valid write on an entity no task touches (customer CU-10160 is reserved for it): validation appends it
+#: to every gold trajectory to prove that an extra side effect costs the reward. Tickets need no identity
+#: check, so the call succeeds on its own.
+CANARY_ACTION = GoldAction(
+    tool="create_support_ticket",
+    args={
+        "customer_id": "CU-10160",
+        "category": "general",
+        "priority": "low",
+        "subject": "Does my policy include roadside assistance?",
+        "description": "Asked whether towing is covered; answered on the call.",
+    },
+)
+
+domain = Domain.from_package(
+    __name__,
+    name="insurance",
+    description="Personal auto insurance: policies, vehicles, drivers, billing, instalment plans and claims.",
+    metadata=Base.metadata,
+    seed=seed,
+    now=NOW,
+    tools=TOOLS,
+    volatile_columns=volatile(
+        identity_verifications=["*"],  # per-conversation checks: never part of the outcome
+        support_tickets=["subject", "description", "created_at"],
+        claims=["description"],
+    ),
+    seed_value=20261001,
+    canary_action=CANARY_ACTION,
+)
+
+__all__ = ["domain"]
