@@ -1,0 +1,37 @@
+"""The travel domain: an airline's contact centre (flights, fares, trips, bags, compensation, miles).
+
+Exports `domain`, registered under the `groundstate.domains` entry point as "travel".
+"""
+
+from env_server.domain import Domain, GoldAction, volatile
+from env_server.domains.travel.models import NOW, Base
+from env_server.domains.travel.seed import seed
+from env_server.domains.travel.tools import TOOLS
+
+domain = Domain.from_package(
+    __name__,
+    name="travel",
+    description="An airline contact centre: flight changes, cancellations and refunds, upgrades, bags, "
+    "delay compensation and loyalty miles.",
+    metadata=Base.metadata,
+    seed=seed,
+    now=NOW,
+    tools=TOOLS,
+    volatile_columns=volatile(
+        identity_verifications=["*"],
+        reservations=["cancelled_at", "cancel_reason"],
+        payments=["created_at"],
+        compensations=["issued_at"],
+        supervisor_reviews=["summary", "created_at"],
+        mileage_transactions=["created_at"],
+        flight_alerts=["created_at"],
+    ),
+    seed_value=20261001,
+    # Verification-free and unrelated to every task: an alert on the last flight of the schedule.
+    canary_action=GoldAction(
+        tool="subscribe_flight_alerts",
+        args={"flight_id": "FL-10322", "channel": "email", "contact": "canary.watch@example.com"},
+    ),
+)
+
+__all__ = ["domain"]

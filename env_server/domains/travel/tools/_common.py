@@ -1,0 +1,267 @@
+"""Helpers every travel tool area shares.
+
+Lookups that raise the not-found `ToolError` once, the identity gate, money movements and the
+reservation view.
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import select
+
+from env_server.domain import ToolContext, ToolError
+from env_server.domains.travel.fares import MAX_AMOUNT_CENTS, MAX_NAME_LENGTH, fare_price_cents
+from env_server.domains.travel.models import (
+    Baggage,
+    Compensation,
+    FareClass,
+    Flight,
+    IdentityVerification,
+    LoyaltyAccount,
+    Passenger,
+    Payment,
+    PaymentMethod,
+    Reservation,
+    SeatInventory,
+    Segment,
+    SupervisorReview,
+    Traveler,
+)
+from env_server.domains.travel.tools._views import (
+    BaggageView,
+    CompensationView,
+    FlightView,
+    PaymentView,
+    ReservationView,
+    ReviewView,
+    SegmentView,
+    TravelerView,
+)
+
+#: Statuses of a flight that has left the gate: it can no longer be changed, cancelled or have bags added.
+FLOWN = ("departed", "landed")
+
+
+def _get_passenger(ctx: ToolContext, passenger_id: str) -> Passenger:
+    passenger = ctx.session.get(Passenger, passenger_id)
+    if passenger is None:
+        raise ToolError(f"Passenger {passenger_id} not found")
+    return passenger
+
+
+def _get_reservation(ctx: ToolContext, reservation_id: str) -> Reservation:
+    reservation = ctx.session.get(Reservation, reservation_id)
+    if reservation is None:
+        raise ToolError(f"Reservation {reservation_id} not found")
+    return reservation
+
+
+def _get_flight(ctx: ToolContext, flight_id: str) -> Flight:
+    flight = ctx.session.get(Flight, flight_id)
+    if flight is None:
+        raise ToolError(f"Flight {flight_id} not found")
+    return flight
+
+
+def _get_fare(ctx: ToolContext, code: str) -> FareClass:
+    fare = ctx.session.get(FareClass, code)
+    if fare is None:
+        raise ToolError(f"Fare class {code} not found (valid: BASIC, STANDARD, FLEX, BUSINESS)")
+    return fare
+
+
+def _get_loyalty(ctx: ToolContext, passenger_id: str) -> LoyaltyAccount:
+    account = ctx.session.scalars(
+        select(LoyaltyAccount).where(LoyaltyAccount.passenger_id == passenger_id)
+    ).one_or_none()
+    if account is None:
+        raise ToolError(f"Passenger {passenger_id} has no loyalty account")
+    return account
+
+
+def _get_inventory(ctx: ToolContext, flight_id: str, cabin: str) -> SeatInventory:
+    inventory = ctx.session.get(SeatInventory, (flight_id, cabin))
+    if inventory is None:
+        raise ToolError(f"Flight {flight_id} has no {cabin} cabin")
+    return inventory
+
+
+def _get_traveler(ctx: ToolContext, reservation: Reservation, traveler_id: str) -> Traveler:
+    traveler = ctx.session.get(Traveler, traveler_id)
+    if traveler is None or traveler.reservation_id != reservation.reservation_id:
+        raise ToolError(f"Traveler {traveler_id} is not on reservation {reservation.reservation_id}")
+    return traveler
+
+
+def _get_own_payment_method(ctx: ToolContext, payment_method_id: str | None, owner_id: str) -> PaymentMethod:
+    if payment_method_id is None:
+        raise ToolError("A payment method is required: this operation costs money")
+    method = ctx.session.get(PaymentMethod, payment_method_id)
+    if method is None or method.passenger_id != owner_id:
+        raise ToolError(f"Payment method {payment_method_id} does not belong to passenger {owner_id}")
+    return method
+
+
+def _check_amount(name: str, value: int, *, positive: bool = True) -> None:
+    """Refuse negative (or zero, when `positive`) and absurdly large amounts with a `ToolError`."""
+    low = 1 if positive else 0
+    if not low <= value <= MAX_AMOUNT_CENTS:
+        raise ToolError(f"{name} must be between {low} and {MAX_AMOUNT_CENTS} cents, not {value}")
+
+
+def _clean_name(value: str, field: str) -> str:
+    """A stripped traveller name, refused when empty or longer than the system stores."""
+    name = value.strip()
+    if not 1 <= len(name) <= MAX_NAME_LENGTH:
+        raise ToolError(f"{field} must have 1 to {MAX_NAME_LENGTH} characters, not {value!r}")
+    return name
+
+
+def _require_verified(ctx: ToolContext, passenger_id: str) -> None:
+    verified = ctx.session.scalars(
+        select(IdentityVerification.verification_id).where(IdentityVerification.passenger_id == passenger_id)
+    ).first()
+    if verified is None:
+        raise ToolError(
+            f"Passenger {passenger_id} has not been verified in this conversation; "
+            "call verify_passenger_identity with the holder's details first"
+        )
+
+
+def _get_writable_reservation(ctx: ToolContext, reservation_id: str) -> Reservation:
+    """A confirmed reservation whose holder is verified: the precondition of every change."""
+    reservation = _get_reservation(ctx, reservation_id)
+    _require_verified(ctx, reservation.holder_id)
+    if reservation.status != "confirmed":
+        raise ToolError(f"Reservation {reservation_id} is {reservation.status}; it cannot be changed")
+    return reservation
+
+
+def _travelers(ctx: ToolContext, reservation_id: str) -> list[Traveler]:
+    return list(
+        ctx.session.scalars(
+            select(Traveler).where(Traveler.reservation_id == reservation_id).order_by(Traveler.traveler_id)
+        )
+    )
+
+
+def _segments(ctx: ToolContext, reservation_id: str) -> list[Segment]:
+    return list(
+        ctx.session.scalars(
+            select(Segment).where(Segment.reservation_id == reservation_id).order_by(Segment.seq)
+        )
+    )
+
+
+def _price(ctx: ToolContext, flight_id: str, fare: FareClass) -> int:
+    """Today's price of one seat of `fare` on a flight."""
+    return fare_price_cents(_get_inventory(ctx, flight_id, fare.cabin).base_price_cents, fare.price_pct)
+
+
+def _move_seats(ctx: ToolContext, flight_id: str, cabin: str, delta: int) -> None:
+    """Sell (`delta` < 0) or release (`delta` > 0) seats; selling more than are left is refused."""
+    inventory = _get_inventory(ctx, flight_id, cabin)
+    if inventory.seats_available + delta < 0:
+        raise ToolError(
+            f"Flight {flight_id} has only {inventory.seats_available} {cabin} seats left; {-delta} needed"
+        )
+    inventory.seats_available = min(inventory.seats_total, inventory.seats_available + delta)
+
+
+def _charge(
+    ctx: ToolContext, reservation: Reservation, payment_method_id: str | None, purpose: str, amount_cents: int
+) -> None:
+    """Collect `amount_cents` from one of the holder's payment methods; nothing happens for a zero amount."""
+    if amount_cents <= 0:
+        return
+    method = _get_own_payment_method(ctx, payment_method_id, reservation.holder_id)
+    if method.kind == "voucher":
+        balance = method.balance_cents or 0
+        if method.expires_on is not None and method.expires_on < ctx.now.date():
+            raise ToolError(f"Voucher {method.payment_method_id} expired on {method.expires_on}")
+        if balance < amount_cents:
+            raise ToolError(
+                f"Voucher {method.payment_method_id} holds {balance} cents; "
+                f"{amount_cents} are needed (a voucher must cover the whole amount)"
+            )
+        method.balance_cents = balance - amount_cents
+    ctx.session.add(
+        Payment(
+            payment_id=ctx.new_id("PY"),
+            reservation_id=reservation.reservation_id,
+            payment_method_id=method.payment_method_id,
+            direction="charge",
+            purpose=purpose,
+            amount_cents=amount_cents,
+            created_at=ctx.now,
+        )
+    )
+
+
+def _refund_to_original(ctx: ToolContext, reservation: Reservation, amount_cents: int) -> None:
+    """Refund onto the payment method that paid the fares (a voucher gets its balance back)."""
+    if amount_cents <= 0:
+        return
+    original = ctx.session.scalars(
+        select(Payment)
+        .where(Payment.reservation_id == reservation.reservation_id, Payment.purpose == "fare")
+        .order_by(Payment.payment_id)
+    ).first()
+    if original is None:
+        raise ToolError(f"Reservation {reservation.reservation_id} has no fare payment to refund")
+    method = ctx.session.get(PaymentMethod, original.payment_method_id)
+    if method is not None and method.kind == "voucher" and method.balance_cents is not None:
+        method.balance_cents += amount_cents
+    ctx.session.add(
+        Payment(
+            payment_id=ctx.new_id("PY"),
+            reservation_id=reservation.reservation_id,
+            payment_method_id=original.payment_method_id,
+            direction="refund",
+            purpose="cancellation_refund",
+            amount_cents=amount_cents,
+            created_at=ctx.now,
+        )
+    )
+
+
+def _reservation_view(ctx: ToolContext, reservation: Reservation) -> ReservationView:
+    rid = reservation.reservation_id
+    ctx.session.flush()
+    travelers = _travelers(ctx, rid)
+    segments = _segments(ctx, rid)
+    bags = ctx.session.scalars(select(Baggage).where(Baggage.reservation_id == rid).order_by(Baggage.bag_id))
+    payments = ctx.session.scalars(
+        select(Payment).where(Payment.reservation_id == rid).order_by(Payment.payment_id)
+    )
+    compensations = ctx.session.scalars(
+        select(Compensation).where(Compensation.reservation_id == rid).order_by(Compensation.compensation_id)
+    )
+    reviews = ctx.session.scalars(
+        select(SupervisorReview)
+        .where(SupervisorReview.reservation_id == rid)
+        .order_by(SupervisorReview.review_id)
+    )
+    return ReservationView(
+        reservation_id=rid,
+        holder_id=reservation.holder_id,
+        fare_class=reservation.fare_class,
+        trip_type=reservation.trip_type,
+        status=reservation.status,
+        booked_at=reservation.booked_at,
+        cancelled_at=reservation.cancelled_at,
+        ticket_value_cents=sum(s.fare_cents for s in segments) * len(travelers),
+        travelers=[TravelerView.of(t) for t in travelers],
+        segments=[
+            SegmentView(
+                seq=s.seq,
+                cabin=s.cabin,
+                fare_cents=s.fare_cents,
+                flight=FlightView.of(_get_flight(ctx, s.flight_id)),
+            )
+            for s in segments
+        ],
+        baggage=[BaggageView.of(b) for b in bags],
+        payments=[PaymentView.of(p) for p in payments],
+        compensations=[CompensationView.of(c) for c in compensations],
+        supervisor_reviews=[ReviewView.of(r) for r in reviews],
+    )

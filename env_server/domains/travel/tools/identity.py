@@ -1,0 +1,92 @@
+"""Identity and customer profile tools: who the caller is, and what they hold."""
+
+from __future__ import annotations
+
+from datetime import date
+
+from sqlalchemy import func, select
+
+from env_server.domain import ToolContext, ToolError, tool
+from env_server.domains.travel.models import (
+    IdentityVerification,
+    LoyaltyAccount,
+    Passenger,
+    PaymentMethod,
+    Reservation,
+)
+from env_server.domains.travel.tools._common import _get_passenger
+from env_server.domains.travel.tools._views import LoyaltyView, PassengerProfile, PaymentMethodView
+
+
+def _profile(ctx: ToolContext, passenger: Passenger) -> PassengerProfile:
+    pid = passenger.passenger_id
+    account = ctx.session.scalars(
+        select(LoyaltyAccount).where(LoyaltyAccount.passenger_id == pid)
+    ).one_or_none()
+    methods = ctx.session.scalars(
+        select(PaymentMethod)
+        .where(PaymentMethod.passenger_id == pid)
+        .order_by(PaymentMethod.payment_method_id)
+    )
+    reservations = ctx.session.scalars(
+        select(Reservation.reservation_id)
+        .where(Reservation.holder_id == pid)
+        .order_by(Reservation.reservation_id)
+    )
+    return PassengerProfile(
+        passenger_id=pid,
+        first_name=passenger.first_name,
+        last_name=passenger.last_name,
+        email=passenger.email,
+        phone=passenger.phone,
+        loyalty=LoyaltyView.of(account) if account else None,
+        payment_methods=[PaymentMethodView.of(m) for m in methods],
+        reservation_ids=list(reservations),
+    )
+
+
+@tool(kind="write")
+def verify_passenger_identity(
+    ctx: ToolContext, email: str, last_name: str, date_of_birth: date
+) -> PassengerProfile:
+    """Verify the caller's identity against their passenger profile and record the check.
+
+    Call this before any change: every write tool except flight alerts refuses to act on a reservation
+    whose holder has not been verified in this conversation. Use the details the caller gives you; never
+    fill them in from a reservation or profile you looked up.
+
+    Args:
+        ctx: the episode's sandbox and clock (supplied by the server).
+        email: the email address on the caller's profile, e.g. "amelia.walsh@example.com".
+        last_name: the caller's last name, e.g. "Walsh".
+        date_of_birth: the caller's date of birth, e.g. "1984-03-09".
+
+    Returns:
+        The verified passenger's profile: loyalty account, payment methods and reservations held.
+    """
+    passenger = ctx.session.scalars(
+        select(Passenger).where(func.lower(Passenger.email) == email.strip().lower())
+    ).one_or_none()
+    if (
+        passenger is None
+        or passenger.last_name.lower() != last_name.strip().lower()
+        or passenger.date_of_birth != date_of_birth
+    ):
+        raise ToolError("The details do not match any passenger profile; identity not verified")
+    ctx.session.add(
+        IdentityVerification(
+            verification_id=ctx.new_id("IV"), passenger_id=passenger.passenger_id, verified_at=ctx.now
+        )
+    )
+    return _profile(ctx, passenger)
+
+
+@tool(kind="read")
+def get_passenger_profile(ctx: ToolContext, passenger_id: str) -> PassengerProfile:
+    """Look up a passenger profile: name, contact, loyalty tier, payment methods and reservations held.
+
+    Args:
+        ctx: the episode's sandbox and clock (supplied by the server).
+        passenger_id: the passenger's ID, e.g. "PX-10042".
+    """
+    return _profile(ctx, _get_passenger(ctx, passenger_id))
