@@ -3,8 +3,9 @@ VENV   ?= .venv
 PY     := $(VENV)/bin/python
 GS     := $(VENV)/bin/groundstate
 STAMP  := $(VENV)/.installed
+SERVER := $(VENV)/.installed-server
 PG_URL ?= postgresql+psycopg://postgres@127.0.0.1:5432/postgres
-EXTRAS ?= dev
+EXTRAS ?= dev,train
 
 .PHONY: install run test test-fast lint validate validate-pg bench clean
 
@@ -13,12 +14,19 @@ $(PY):
 
 $(STAMP): pyproject.toml | $(PY)
 	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q torch==2.13.0   # the CPU build first; an open range would pull a CUDA build
 	$(PY) -m pip install -q -e '.[$(EXTRAS)]'
 	touch $(STAMP)
 
+# the server alone: light (no torch, no model runtimes)
+$(SERVER): pyproject.toml | $(PY)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -e .
+	touch $(SERVER)
+
 install: $(STAMP)
 
-run: install
+run: $(SERVER)
 	$(GS) serve
 
 lint: install

@@ -15,11 +15,14 @@ from env_server.api.errors import install_error_handlers, render_error
 from env_server.domain.registry import DomainRegistry
 from env_server.episodes.service import EpisodeService
 from env_server.errors import UnauthorizedError
+from env_server.judge import Judge
 from env_server.sandbox import make_sandbox_engine
 from env_server.scoring.scorer import Scorer
 from env_server.settings import Settings
 from env_server.store import Store, make_store_engine, upgrade
 from env_server.users.base import SimulatedUser
+from env_server.users.endpoint import LLMEndpoint
+from env_server.users.llm import LLMUser
 from env_server.users.scripted import ScriptedUser
 
 REQUESTS = Counter("groundstate_requests_total", "HTTP requests", ["route", "status"])
@@ -35,7 +38,32 @@ _OPEN_PATHS = ("/healthz", "/docs", "/openapi.json", "/redoc")
 def build_users(settings: Settings) -> dict[str, SimulatedUser]:
     """The simulated users this server offers: scripted always, LLM when an endpoint is configured."""
     users: dict[str, SimulatedUser] = {"scripted": ScriptedUser()}
+    if settings.user_base_url:
+        endpoint = LLMEndpoint(
+            base_url=settings.user_base_url,
+            model=settings.user_model,
+            api_key=settings.user_api_key,
+            temperature=settings.user_temperature,
+            seed=settings.user_seed,
+            max_tokens=settings.user_max_tokens,
+            timeout_s=settings.user_timeout_s,
+        )
+        users["llm"] = LLMUser(endpoint, max_user_turns=settings.user_max_turns)
     return users
+
+
+def build_judge(settings: Settings) -> Judge | None:
+    """The rubric judge, when an endpoint is configured."""
+    if not settings.judge_base_url:
+        return None
+    endpoint = LLMEndpoint(
+        base_url=settings.judge_base_url,
+        model=settings.judge_model,
+        api_key=settings.judge_api_key,
+        timeout_s=settings.judge_timeout_s,
+        max_retries=settings.judge_max_retries,
+    )
+    return Judge(endpoint)
 
 
 def build_service(settings: Settings, registry: DomainRegistry | None = None) -> EpisodeService:
@@ -49,7 +77,7 @@ def build_service(settings: Settings, registry: DomainRegistry | None = None) ->
         registry,
         sandboxes,
         store,
-        Scorer(sandboxes),
+        Scorer(sandboxes, judge=build_judge(settings)),
         build_users(settings),
         default_user=settings.default_user,
     )
@@ -63,6 +91,10 @@ def create_app(settings: Settings | None = None, registry: DomainRegistry | None
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
         yield
+        for user in service.users.values():
+            user.close()
+        if service.scorer.judge is not None:
+            service.scorer.judge.close()
         service.sandboxes.close()
         service.store.engine.dispose()
 

@@ -11,6 +11,7 @@
     ├── EpisodeFinishedError              409 episode-finished
     ├── ConversationOverError             409 conversation-over
     ├── UnauthorizedError                 401 unauthorized
+    ├── JudgeNotConfiguredError           503 judge-not-configured
     └── BackendError                      503 backend-error (sandbox, user or judge endpoint failure)
 
 A single exception handler renders them as `{"error": {"code", "message", "field"}}`.
@@ -100,6 +101,13 @@ class BackendError(GroundstateError):
     """Infrastructure failed (sandbox, user or judge endpoint); never counted against the agent."""
 
     code = "backend-error"
+    status = 503
+
+
+class JudgeNotConfiguredError(GroundstateError):
+    """`POST /v1/judge` on a server started without a judge endpoint."""
+
+    code = "judge-not-configured"
     status = 503
 
 

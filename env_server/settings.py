@@ -62,6 +62,15 @@ class Settings(BaseSettings):
     judge_max_retries: int = 3
 
     @model_validator(mode="after")
+    def _require_models_with_endpoints(self) -> Self:
+        for role in ("user", "judge"):
+            if getattr(self, f"{role}_base_url") and not getattr(self, f"{role}_model"):
+                raise SettingsError(
+                    f"GROUNDSTATE_{role.upper()}_BASE_URL is set but GROUNDSTATE_{role.upper()}_MODEL is not"
+                )
+        return self
+
+    @model_validator(mode="after")
     def _require_key_off_loopback(self) -> Self:
         if not is_loopback(self.host) and not self.api_key:
             raise SettingsError(

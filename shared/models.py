@@ -137,6 +137,8 @@ class ScoreResult(WireModel):
     error: str | None = Field(default=None, description="Cause of a backend_error.")
     user_model: str = ""
     user_prompt_version: str = ""
+    judge_model: str = Field(default="", description="The judge's model, when rubric questions were asked.")
+    judge_prompt_version: str = ""
 
 
 class EpisodeEvent(WireModel):

@@ -13,7 +13,10 @@ from sqlalchemy import create_engine, text
 from env_server.app import create_app
 from env_server.domain.registry import DomainRegistry
 from env_server.settings import Settings
+from tests.llm_server import llm_server, own_llm_server
 from tests.toy_domain import domain as toy_domain
+
+__all__ = ["llm_server", "own_llm_server"]  # fixtures serving the real SmolLM2 through llama.cpp
 
 PG_URL = os.environ.get("GROUNDSTATE_TEST_PG_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/postgres")
 IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")

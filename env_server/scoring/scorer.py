@@ -16,22 +16,16 @@ from env_server.sandbox.template import Template
 from env_server.sandbox.tools import episode_tools, run_tool
 from env_server.scoring.communicate import communicated
 from env_server.scoring.diff import StateChanges, changes, compare
+from shared.judge import Verdict
 from shared.models import Check, DiffEntry, ScoreResult, ToolCallResult, ToolCallSpec
 from shared.tasks import Task
-
-
-class Verdict(Protocol):
-    """A judge's answer to one yes/no question."""
-
-    question: str
-    answer: str
-    reason: str
 
 
 class Judge(Protocol):
     """Answers rubric questions about a transcript; raises `BackendError` when it cannot."""
 
     model: str
+    prompt_version: str
 
     def ask(
         self, transcript: list[dict[str, str]], questions: list[str], state_diff: str | None = None
@@ -171,7 +165,10 @@ class Scorer:
                 for v in verdicts
             ]
         reward = int(all(c.passed for c in checks))
-        return ScoreResult(status="scored", reward=reward, checks=checks, diff=entries)
+        result = ScoreResult(status="scored", reward=reward, checks=checks, diff=entries)
+        if task.rubric and self.judge is not None:
+            result.judge_model, result.judge_prompt_version = self.judge.model, self.judge.prompt_version
+        return result
 
     def _answer_check(self, task: Task, domain: Domain, answer: Any) -> Check:
         if answer is None:

@@ -35,6 +35,9 @@ class SimulatedUser(ABC):
     #: Version of the prompt (or script semantics), recorded with every episode and score.
     prompt_version: str = ""
 
+    def close(self) -> None:  # noqa: B027 - optional hook
+        """Release the user's connections (called when the server stops)."""
+
     @abstractmethod
     def opening(self, task: Task) -> UserTurn:
         """The user's first message."""
