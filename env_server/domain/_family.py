@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from env_server.domain._context import FIRST_GENERATED_ID
 from shared.tasks import Task, TaskKind
 
 #: What an entity ID looks like in every domain: a short upper-case prefix, a dash, digits (BK-10417).
@@ -116,5 +117,16 @@ class ScenarioContext:
 
 
 def benchmark_entity_ids(tasks: Iterable[Task]) -> frozenset[str]:
-    """Every ID mentioned anywhere in the given (test) tasks."""
-    return frozenset(i for t in tasks if t.split == "test" for i in entity_ids(t.model_dump(mode="json")))
+    """Every entity ID the given (test) tasks mention, except IDs tools generate in any sandbox (90001+)."""
+    return frozenset(
+        i
+        for t in tasks
+        if t.split == "test"
+        for i in entity_ids(t.model_dump(mode="json"))
+        if not _is_generated(i)
+    )
+
+
+def _is_generated(entity_id: str) -> bool:
+    number = entity_id.rsplit("-", 1)[-1]
+    return number.isdigit() and int(number) >= FIRST_GENERATED_ID

@@ -5,6 +5,7 @@ area in `tools/`, the agent's manual in `policy.md`, and one YAML file per task 
 """
 
 from env_server.domain import Domain, volatile
+from env_server.domains.hotel.families import FAMILIES
 from env_server.domains.hotel.models import NOW, Base
 from env_server.domains.hotel.seed import seed
 from env_server.domains.hotel.tools import TOOLS
@@ -19,6 +20,7 @@ domain = Domain.from_package(
     seed=seed,
     now=NOW,
     tools=TOOLS,
+    families=FAMILIES,
     volatile_columns=volatile(
         identity_verifications=["*"],
         bookings=["created_at", "cancelled_at", "cancellation_reason"],

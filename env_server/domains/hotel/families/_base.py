@@ -1,0 +1,394 @@
+"""What every hotel scenario family shares: builders of fresh rows, stays priced night by night, wording."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import date, timedelta
+from typing import Any
+
+from env_server.domain import ScenarioContext, ScenarioUnavailable
+from env_server.domains.hotel.families._rules import HOTEL_TIERS, LOYALTY_POINTS, LOYALTY_TIERS, TODAY
+from env_server.domains.hotel.pricing import stay_nights, stay_price_cents
+from env_server.domains.hotel.seed import (
+    BASE_RATES,
+    CARD_BRANDS,
+    FIRST_NAMES,
+    INVENTORY_FIRST_NIGHT,
+    INVENTORY_LAST_NIGHT,
+    LAST_NAMES,
+    PHONE_PREFIXES,
+)
+
+Row = dict[str, Any]
+Patch = dict[str, list[Row]]
+
+# -- wording ---------------------------------------------------------------------------------------------
+
+
+def long_date(d: date) -> str:
+    """How people say a date: "14 May 1988"."""
+    return f"{d.day} {d:%B %Y}"
+
+
+def short_date(d: date) -> str:
+    """A date within the season: "14 October"."""
+    return f"{d.day} {d:%B}"
+
+
+def days_text(days: int) -> str:
+    """A number of days in words: "1 day", "3 days"."""
+    return f"{days} day" if days == 1 else f"{days} days"
+
+
+def dollars(cents: int) -> str:
+    """Money as people write it: "$1,450" or "$292.50"."""
+    whole, part = divmod(cents, 100)
+    return f"${whole:,}" if part == 0 else f"${whole:,}.{part:02d}"
+
+
+def spoken_phone(phone: str) -> str:
+    """A phone number as a person types it, with spaces: "+49 155 50123"."""
+    return f"{phone[:3]} {phone[3:6]} {phone[6:]}"
+
+
+# -- people ----------------------------------------------------------------------------------------------
+
+MAIL_DOMAINS = ("mailbox.example", "post.example", "inbox.example", "webmail.example", "fastmail.example")
+
+
+def new_guest(ctx: ScenarioContext, *, tier: str | None = None, **extra: Any) -> Row:
+    """A fresh guest profile (a `guests` row) with a drawn name, contact details, birth date and tier."""
+    rng = ctx.rng
+    guest_id = ctx.new_id("G")
+    first, last = rng.choice(FIRST_NAMES), rng.choice(LAST_NAMES)
+    tier = tier or rng.choices(LOYALTY_TIERS, (35, 25, 22, 18))[0]
+    low, high = LOYALTY_POINTS.get(tier, (40_000, 120_000))
+    return {
+        "guest_id": guest_id,
+        "first_name": first,
+        "last_name": last,
+        # The number keeps fresh addresses apart from each other and from the seed's @example.com ones.
+        "email": f"{first}.{last}.{guest_id[2:]}@{rng.choice(MAIL_DOMAINS)}".lower(),
+        "phone": rng.choice(PHONE_PREFIXES) + f"{rng.randint(0, 9999):04d}",
+        "date_of_birth": (date(1950, 1, 1) + timedelta(days=rng.randint(0, 19_500))).isoformat(),
+        "loyalty_tier": tier,
+        "loyalty_points": rng.randint(low, high),
+        **extra,
+    }
+
+
+def new_card(ctx: ScenarioContext, guest: Row) -> Row:
+    """A fresh card of `guest` (a `payment_methods` row)."""
+    label = f"{ctx.rng.choice(CARD_BRANDS)} ending {ctx.rng.randint(0, 9999):04d}"
+    return {
+        "payment_method_id": ctx.new_id("PM"),
+        "kind": "card",
+        "guest_id": guest["guest_id"],
+        "label": label,
+    }
+
+
+def new_account(ctx: ScenarioContext) -> tuple[Row, Row]:
+    """A fresh corporate account and its invoice payment method."""
+    rng = ctx.rng
+    name = f"{rng.choice(COMPANY_WORDS)} {rng.choice(COMPANY_KINDS)}"
+    account = {"account_id": ctx.new_id("CA"), "company_name": name, "discount_pct": rng.randint(5, 20)}
+    invoice = {
+        "payment_method_id": ctx.new_id("PM"),
+        "kind": "corporate_invoice",
+        "corporate_account_id": account["account_id"],
+        "label": f"Invoice: {name}"[:40],
+    }
+    return account, invoice
+
+
+COMPANY_WORDS = (
+    "Northwind",
+    "Bluepeak",
+    "Sable",
+    "Cobalt",
+    "Harbor",
+    "Juniper",
+    "Vantage",
+    "Quarry",
+    "Meridia",
+)
+COMPANY_KINDS = ("Consulting", "Robotics", "Partners", "Pharma", "Logistics", "Media", "Capital", "Foods")
+
+
+def identity(guest: Row) -> dict[str, str]:
+    """The `verify_guest_identity` arguments of a guest who gives their own details."""
+    return {
+        "guest_id": guest["guest_id"],
+        "last_name": guest["last_name"],
+        "date_of_birth": guest["date_of_birth"],
+    }
+
+
+def says_identity(guest: Row) -> str:
+    """A user line giving the last name and date of birth."""
+    return f"{guest['last_name']}, born {long_date(date.fromisoformat(guest['date_of_birth']))}."
+
+
+def known(guest: Row, **more: Any) -> dict[str, Any]:
+    """The facts a guest can give about themselves (`known_info`)."""
+    return {
+        "email": guest["email"],
+        "last_name": guest["last_name"],
+        "date_of_birth": guest["date_of_birth"],
+        **more,
+    }
+
+
+def persona(guest: Row, who: str) -> str:
+    """Who the user is: "Amara Becker, a gold member; <who>"."""
+    return f"{guest['first_name']} {guest['last_name']}, a {guest['loyalty_tier']} member; {who}"
+
+
+MOODS = ("friendly", "brisk", "polite", "a little stressed", "chatty", "to the point", "formal")
+
+
+# -- hotels, stays and inventory -------------------------------------------------------------------------
+
+HOTEL_NAMES = (
+    "Meridian Harbour",
+    "Meridian Old Town",
+    "Meridian Parkside",
+    "Meridian Riverside",
+    "Meridian Plaza",
+)
+ROOMS = (("STD", "Classic Queen", 2), ("DLX", "Deluxe King", 3), ("STE", "Executive Suite", 4))
+
+
+@dataclass
+class Hotel:
+    """A hotel for one scenario: a seed hotel (only its room types no benchmark uses) or a fresh one."""
+
+    row: Row
+    room_types: list[Row]
+    patch: Patch = field(default_factory=dict)
+
+    @property
+    def tier(self) -> str:
+        """The hotel's tier."""
+        return str(self.row["tier"])
+
+
+def pick_hotel(ctx: ScenarioContext, tier: str | None = None, fresh: bool | None = None) -> Hotel:
+    """A hotel of `tier` (any when None); a fresh one (with three room types) when `fresh`, or by chance."""
+    if fresh is None:
+        fresh = ctx.rng.random() < 0.5
+    if not fresh:
+        hotels = {h["hotel_id"]: h for h in ctx.rows("hotels", lambda h: tier in (None, h["tier"]))}
+        rooms = ctx.rows("room_types", lambda r: r["hotel_id"] in hotels)
+        if rooms:
+            room = ctx.rng.choice(rooms)
+            return Hotel(hotels[room["hotel_id"]], [r for r in rooms if r["hotel_id"] == room["hotel_id"]])
+    tier = tier or ctx.rng.choice(HOTEL_TIERS)
+    row = {
+        "hotel_id": ctx.new_id("H"),
+        "name": ctx.rng.choice(HOTEL_NAMES),
+        "city": ctx.rng.choice(("Lisbon", "Berlin", "Chicago", "Kyoto")),
+        "tier": tier,
+    }
+    rooms = [
+        {
+            "room_type_id": ctx.new_id("RT"),
+            "hotel_id": row["hotel_id"],
+            "name": name,
+            "max_occupancy": sleeps,
+            "room_count": ctx.rng.randint(6, 30),
+        }
+        for _, name, sleeps in ROOMS
+    ]
+    return Hotel(row, rooms, {"hotels": [row], "room_types": rooms})
+
+
+def nightly_rate(ctx: ScenarioContext, room_type: Row, hotel_tier: str, night: date) -> int:
+    """The public rate of a night: the seed's inventory rate where it has one, else drawn like the seed's."""
+    seeded = _seed_rates(ctx).get((room_type["room_type_id"], night.isoformat()))
+    if seeded is not None:
+        return seeded
+    base = BASE_RATES[hotel_tier][[c for c, _, _ in ROOMS].index(_category(room_type))]
+    weekend = 1.15 if night.weekday() in (4, 5) else 1.0
+    return round(base * weekend * ctx.rng.uniform(0.95, 1.08)) * 100
+
+
+def _category(room_type: Row) -> str:
+    return next(code for code, name, _ in ROOMS if name == room_type["name"])
+
+
+_RATES: dict[int, tuple[object, dict[tuple[str, str], int]]] = {}
+
+
+def _seed_rates(ctx: ScenarioContext) -> dict[tuple[str, str], int]:
+    """The seed's inventory rates by (room type, night), indexed once per worker process."""
+    key = id(ctx.seed_tables)
+    cached = _RATES.get(key)
+    if cached is None or cached[0] is not ctx.seed_tables:
+        index = {(r["room_type_id"], r["night"]): r["rate_cents"] for r in ctx.seed_tables["room_inventory"]}
+        cached = _RATES[key] = (ctx.seed_tables, index)
+    return cached[1]
+
+
+@dataclass
+class Stay:
+    """Dates and the price of every night involved, so inventory rows and totals agree."""
+
+    room_type: Row
+    check_in: date
+    check_out: date
+    rates: dict[date, int]
+
+    @property
+    def nights(self) -> list[date]:
+        """The stay's nights."""
+        return stay_nights(self.check_in, self.check_out)
+
+    def total(self, rate_plan: str = "flexible", discount_pct: int = 0) -> int:
+        """The room total, as the booking system prices it."""
+        return stay_price_cents(
+            [self.rates[n] for n in self.nights], rate_plan=rate_plan, discount_pct=discount_pct
+        )
+
+
+def stay(ctx: ScenarioContext, hotel: Hotel, room_type: Row, check_in: date, nights: int) -> Stay:
+    """A stay of `nights` from `check_in` in `room_type`, priced night by night."""
+    check_out = check_in + timedelta(days=nights)
+    rates = {n: nightly_rate(ctx, room_type, hotel.tier, n) for n in stay_nights(check_in, check_out)}
+    return Stay(room_type, check_in, check_out, rates)
+
+
+def future_stay(
+    ctx: ScenarioContext, hotel: Hotel, room_type: Row, days: int, nights: int, margin: int = 0
+) -> Stay:
+    """A stay starting `days` from today, ending inside the loaded inventory with `margin` nights to spare."""
+    check_in = TODAY + timedelta(days=days)
+    if check_in + timedelta(days=nights + margin - 1) > INVENTORY_LAST_NIGHT:
+        raise ScenarioUnavailable("stay runs past the loaded inventory")
+    return stay(ctx, hotel, room_type, check_in, nights)
+
+
+def inventory(ctx: ScenarioContext, room_type: Row, rates: dict[date, int]) -> list[Row]:
+    """`room_inventory` rows with a free room on each loaded night of `rates`, at those rates."""
+    return [
+        {
+            "room_type_id": room_type["room_type_id"],
+            "night": night.isoformat(),
+            "rate_cents": rate,
+            "rooms_available": ctx.rng.randint(1, 6),
+        }
+        for night, rate in sorted(rates.items())
+        if INVENTORY_FIRST_NIGHT <= night <= INVENTORY_LAST_NIGHT
+    ]
+
+
+def complete_inventory(ctx: ScenarioContext, hotel: Hotel, rows: list[Row]) -> list[Row]:
+    """`rows`, plus, at a fresh hotel, every other room type's inventory on the same nights.
+
+    So `search_availability` (which prices every room type of the hotel) works there as at a seed hotel.
+    """
+    if not hotel.patch:
+        return rows
+    have = {(r["room_type_id"], r["night"]) for r in rows}
+    nights = sorted({r["night"] for r in rows})
+    extra = [
+        {
+            "room_type_id": rt["room_type_id"],
+            "night": night,
+            "rate_cents": nightly_rate(ctx, rt, hotel.tier, date.fromisoformat(night)),
+            "rooms_available": ctx.rng.randint(0, 6),
+        }
+        for rt in hotel.room_types
+        for night in nights
+        if (rt["room_type_id"], night) not in have
+    ]
+    return rows + extra
+
+
+def booking(
+    ctx: ScenarioContext,
+    guest: Row,
+    s: Stay,
+    method: Row,
+    *,
+    rate_plan: str = "flexible",
+    status: str = "confirmed",
+    account: Row | None = None,
+) -> tuple[Row, Row]:
+    """A booking of `s` for `guest` paid by `method`, and the payment that charged its room total."""
+    total = s.total(rate_plan, account["discount_pct"] if account else 0)
+    created = f"{(min(s.check_in, TODAY) - timedelta(days=ctx.rng.randint(3, 40))).isoformat()}T10:00:00"
+    row: Row = {
+        "booking_id": ctx.new_id("BK"),
+        "guest_id": guest["guest_id"],
+        "room_type_id": s.room_type["room_type_id"],
+        "corporate_account_id": account["account_id"] if account else None,
+        "payment_method_id": method["payment_method_id"],
+        "check_in": s.check_in.isoformat(),
+        "check_out": s.check_out.isoformat(),
+        "adults": ctx.rng.randint(1, min(2, s.room_type["max_occupancy"])),
+        "rate_plan": rate_plan,
+        "status": status,
+        "room_total_cents": total,
+        "created_at": created,
+    }
+    payment = {
+        "payment_id": ctx.new_id("PAY"),
+        "booking_id": row["booking_id"],
+        "payment_method_id": method["payment_method_id"],
+        "kind": "charge",
+        "purpose": "room",
+        "amount_cents": total,
+        "created_at": created,
+    }
+    return row, payment
+
+
+def merge(*patches: Patch) -> Patch:
+    """One `initial_patch` from several, table by table, in foreign-key order."""
+    order = (
+        "hotels",
+        "room_types",
+        "room_inventory",
+        "corporate_accounts",
+        "guests",
+        "payment_methods",
+        "bookings",
+        "booking_extras",
+        "payments",
+        "approval_requests",
+        "support_tickets",
+        "loyalty_transactions",
+    )
+    out: Patch = {}
+    for table in order:
+        rows = [r for p in patches for r in p.get(table, [])]
+        if rows:
+            out[table] = rows
+    return out
+
+
+def user(
+    who: str,
+    goal: str,
+    script: list[str],
+    known_info: dict[str, Any],
+    *,
+    unknown: list[str] | None = None,
+    instructions: str = "",
+) -> Row:
+    """A `UserSpec` as a dict."""
+    return {
+        "persona": who,
+        "goal": goal,
+        "known_info": known_info,
+        "unknown_info": unknown or [],
+        "instructions": instructions,
+        "script": script,
+    }
+
+
+def call(tool: str, **args: Any) -> Row:
+    """One gold (or wrong) action."""
+    return {"tool": tool, "args": args}

@@ -1,0 +1,361 @@
+"""Families around a guest's own booking: cancellation refunds, date and room changes, extras, new stays."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from env_server.domain import ScenarioContext, ScenarioUnavailable
+from env_server.domains.hotel.families._base import (
+    INVENTORY_LAST_NIGHT,
+    MOODS,
+    TODAY,
+    booking,
+    call,
+    complete_inventory,
+    days_text,
+    dollars,
+    future_stay,
+    identity,
+    inventory,
+    known,
+    merge,
+    new_account,
+    new_card,
+    new_guest,
+    persona,
+    pick_hotel,
+    says_identity,
+    short_date,
+    stay,
+    user,
+)
+from env_server.domains.hotel.families._rules import (
+    FULL_REFUND_NOTICE,
+    change_fee_applies,
+    extra_is_complimentary,
+    refund_percent,
+)
+from env_server.domains.hotel.pricing import extra_price_cents
+from shared.tasks import Task
+
+REASONS = ("Plans changed", "Trip postponed", "Meeting cancelled", "Family emergency", "Flight cancelled")
+
+
+def _notice(ctx: ScenarioContext, hotel_tier: str) -> int:
+    """Days before check-in, drawn around the tier's refund boundaries (rules 4 and 5)."""
+    edge = FULL_REFUND_NOTICE[hotel_tier]
+    return max(0, ctx.rng.choice((0, 1, 2, edge // 2 + 1, edge - 1, edge, edge + 1, ctx.rng.randint(0, 20))))
+
+
+def cancel_refund(ctx: ScenarioContext) -> Task:
+    """Cancel a confirmed booking; the refund follows the hotel tier, notice, rate plan and loyalty tier."""
+    rng = ctx.rng
+    hotel = pick_hotel(ctx)
+    guest = new_guest(ctx)
+    card = new_card(ctx, guest)
+    days = _notice(ctx, hotel.tier)
+    s = future_stay(ctx, hotel, rng.choice(hotel.room_types), days, rng.randint(1, 4))
+    plan = "non_refundable" if rng.random() < 0.15 else "flexible"
+    bk, pay = booking(ctx, guest, s, card, rate_plan=plan)
+    percent = refund_percent(hotel.tier, days, guest["loyalty_tier"], plan)
+    reason = rng.choice(REASONS)
+    opening = f"Hi, I need to cancel my booking {bk['booking_id']} at {hotel.row['name']}. {reason}."
+    if plan == "non_refundable":
+        opening += " I know it was the non-refundable rate."
+    return ctx.task(
+        difficulty_tags=["cancellation", "refund", f"{hotel.tier}-tier", f"{guest['loyalty_tier']}-member"],
+        description=f"Cancel a {plan} booking {days_text(days)} before check-in at a {hotel.tier} hotel: "
+        f"{percent}% refund.",
+        user=user(
+            persona(guest, rng.choice(MOODS)),
+            f"Cancel booking {bk['booking_id']} and get whatever refund applies",
+            [opening, says_identity(guest), "Understood, please go ahead and cancel it."],
+            known(guest, booking_id=bk["booking_id"]),
+            unknown=["the refund amount", "the cancellation rules"],
+            instructions="Give your details when asked. Accept the refund the agent states and confirm.",
+        ),
+        initial_patch=merge(
+            hotel.patch, {"guests": [guest], "payment_methods": [card], "bookings": [bk], "payments": [pay]}
+        ),
+        gold_actions=[
+            call("verify_guest_identity", **identity(guest)),
+            call("cancel_booking", booking_id=bk["booking_id"], refund_percent=percent, reason=reason),
+        ],
+    )
+
+
+def cancel_quote(ctx: ScenarioContext) -> Task:
+    """A guest asks what a cancellation would refund, hears the amount, then cancels (`communicate`)."""
+    rng = ctx.rng
+    hotel = pick_hotel(ctx, fresh=True)
+    guest = new_guest(ctx)
+    card = new_card(ctx, guest)
+    room = rng.choice(hotel.room_types[:2])
+    for _ in range(4):  # the amount is checked as written, so keep it under $1,000 (no thousands separator)
+        days = _notice(ctx, hotel.tier)
+        percent = refund_percent(hotel.tier, days, guest["loyalty_tier"], "flexible")
+        s = future_stay(ctx, hotel, room, days, rng.randint(1, 3))
+        refund = s.total() * percent // 100
+        if 0 < refund < 100_000:
+            break
+    else:
+        raise ScenarioUnavailable("no draw with a refund between $0 and $1,000")
+    bk, pay = booking(ctx, guest, s, card)
+    return ctx.task(
+        difficulty_tags=["cancellation", "refund", "communicate", f"{hotel.tier}-tier"],
+        description=f"Quote the refund ({dollars(refund)}) of a cancellation {days} days out, then cancel.",
+        user=user(
+            persona(guest, rng.choice(MOODS)),
+            f"Find out what cancelling booking {bk['booking_id']} refunds, then cancel it",
+            [
+                f"Hello, if I cancel booking {bk['booking_id']} at {hotel.row['name']} now, how much do I "
+                "get "
+                "back exactly?",
+                says_identity(guest),
+                "OK, that works for me. Please cancel it.",
+            ],
+            known(guest, booking_id=bk["booking_id"]),
+            unknown=["the refund amount"],
+            instructions="Ask for the exact refund in dollars before agreeing; then confirm the "
+            "cancellation.",
+        ),
+        initial_patch=merge(
+            hotel.patch, {"guests": [guest], "payment_methods": [card], "bookings": [bk], "payments": [pay]}
+        ),
+        gold_actions=[
+            call("verify_guest_identity", **identity(guest)),
+            call(
+                "cancel_booking",
+                booking_id=bk["booking_id"],
+                refund_percent=percent,
+                reason="Guest cancelled",
+            ),
+        ],
+        communicate=[dollars(refund).lstrip("$")],
+    )
+
+
+def change_booking(ctx: ScenarioContext) -> Task:
+    """Move a booking's dates (or, at a fresh hotel, its room type); the fee follows rule 8.
+
+    A non-refundable booking cannot change (rule 6): then nothing changes, and making the change is wrong.
+    """
+    rng = ctx.rng
+    hotel = pick_hotel(ctx)
+    guest = new_guest(ctx)
+    card = new_card(ctx, guest)
+    days = _notice(ctx, hotel.tier)
+    room = rng.choice(hotel.room_types)
+    s = future_stay(ctx, hotel, room, days, rng.randint(1, 4), margin=2)
+    plan = "non_refundable" if rng.random() < 0.2 else "flexible"
+    bk, pay = booking(ctx, guest, s, card, rate_plan=plan)
+    fee = change_fee_applies(hotel.tier, days, guest["loyalty_tier"])
+    others = [r for r in hotel.room_types if r is not room and r["max_occupancy"] >= bk["adults"]]
+    rows = inventory(ctx, room, s.rates)
+    if others and rng.random() < 0.5:
+        new_room = rng.choice(others)
+        moved = stay(ctx, hotel, new_room, s.check_in, len(s.nights))
+        rows += inventory(ctx, new_room, moved.rates)
+        ask = f"switch booking {bk['booking_id']} at {hotel.row['name']} to a {new_room['name']} room"
+        change = call(
+            "change_room_type",
+            booking_id=bk["booking_id"],
+            room_type_id=new_room["room_type_id"],
+            charge_change_fee=fee,
+        )
+    else:
+        length = len(s.nights) + rng.choice((0, 0, 1, -1 if len(s.nights) > 1 else 1))
+        shifts = [
+            d
+            for d in (-2, -1, 1, 2, 3, 7)
+            if days + d >= 0 and s.check_in + timedelta(days=d + length - 1) <= INVENTORY_LAST_NIGHT
+        ]
+        if not shifts:
+            raise ScenarioUnavailable("no new dates inside the loaded inventory")
+        moved = stay(ctx, hotel, room, s.check_in + timedelta(days=rng.choice(shifts)), length)
+        rows += inventory(ctx, room, {n: r for n, r in moved.rates.items() if n not in s.rates})
+        ask = (
+            f"move booking {bk['booking_id']} at {hotel.row['name']} so that I arrive on "
+            f"{short_date(moved.check_in)} and leave on {short_date(moved.check_out)}"
+        )
+        dates = {"check_in": moved.check_in.isoformat(), "check_out": moved.check_out.isoformat()}
+        change = call("change_booking_dates", booking_id=bk["booking_id"], **dates, charge_change_fee=fee)
+    base = {
+        "guests": [guest],
+        "payment_methods": [card],
+        "bookings": [bk],
+        "payments": [pay],
+        "room_inventory": complete_inventory(ctx, hotel, rows),
+    }
+    spec = user(
+        persona(guest, rng.choice(MOODS)),
+        ask[0].upper() + ask[1:],
+        [f"Hi, could you {ask}?", says_identity(guest), "Yes, that's fine, please make the change."],
+        known(guest, booking_id=bk["booking_id"]),
+        unknown=["the new price", "the change rules"],
+        instructions="Accept any price difference and fee the agent states. If the change is not allowed, "
+        "accept that and keep the booking.",
+    )
+    tags = ["change", f"{hotel.tier}-tier", f"{guest['loyalty_tier']}-member"]
+    if plan == "non_refundable":
+        return ctx.task(
+            difficulty_tags=[*tags, "refusal", "non-refundable"],
+            description="A non-refundable booking cannot change: explain, change nothing.",
+            user=spec,
+            initial_patch=merge(hotel.patch, base),
+            gold_actions=[call("get_booking", booking_id=bk["booking_id"])],
+            wrong_actions=[call("verify_guest_identity", **identity(guest)), change],
+        )
+    return ctx.task(
+        difficulty_tags=tags,
+        description=f"Change a booking {days_text(days)} before check-in at a {hotel.tier} hotel "
+        f"({'with' if fee else 'without'} the change fee).",
+        user=spec,
+        initial_patch=merge(hotel.patch, base),
+        gold_actions=[call("verify_guest_identity", **identity(guest)), change],
+    )
+
+
+EXTRA_WORDS = {"breakfast": "breakfast", "parking": "parking", "late_checkout": "a late check-out"}
+
+
+def add_extra(ctx: ScenarioContext) -> Task:
+    """Add an extra to a confirmed or checked-in booking; it is complimentary only as rule 11 says.
+
+    Some guests want it only if it is free: when it is not, nothing changes and adding it free is wrong.
+    """
+    rng = ctx.rng
+    hotel = pick_hotel(ctx)
+    guest = new_guest(ctx)
+    card = new_card(ctx, guest)
+    room = rng.choice(hotel.room_types)
+    if rng.random() < 0.4:
+        start = TODAY - timedelta(days=rng.randint(1, 3))
+        s = stay(ctx, hotel, room, start, (TODAY - start).days + rng.randint(1, 4))
+        status = "checked_in"
+    else:
+        s = future_stay(ctx, hotel, room, rng.randint(0, 25), rng.randint(1, 5))
+        status = "confirmed"
+    bk, pay = booking(ctx, guest, s, card, status=status)
+    extra = rng.choice(tuple(EXTRA_WORDS))
+    free = extra_is_complimentary(extra, guest["loyalty_tier"])
+    price = extra_price_cents(extra, adults=bk["adults"], nights=len(s.nights))
+    only_if_free = not free and rng.random() < 0.35
+    patch = merge(
+        hotel.patch, {"guests": [guest], "payment_methods": [card], "bookings": [bk], "payments": [pay]}
+    )
+    where = "I'm staying" if status == "checked_in" else "I have a booking"
+    spec = user(
+        persona(guest, rng.choice(MOODS)),
+        f"Add {EXTRA_WORDS[extra]} to booking {bk['booking_id']}"
+        + (" only if it is free" if only_if_free else ""),
+        [
+            f"Hi, {where} at {hotel.row['name']}, {bk['booking_id']}. Could you add {EXTRA_WORDS[extra]}?"
+            + (" As a member it should be free, right?" if only_if_free else ""),
+            says_identity(guest),
+            f"No, I won't pay {dollars(price)} for that, leave it."
+            if only_if_free
+            else "Great, please add it.",
+        ],
+        known(guest, booking_id=bk["booking_id"]),
+        unknown=["the price of the extra", "the loyalty perks"],
+        instructions="Only accept it if it is free."
+        if only_if_free
+        else "Accept the price the agent states.",
+    )
+    add = call("add_booking_extra", booking_id=bk["booking_id"], extra=extra, complimentary=free)
+    if only_if_free:
+        return ctx.task(
+            difficulty_tags=["extras", "refusal", f"{guest['loyalty_tier']}-member"],
+            description=f"{EXTRA_WORDS[extra].capitalize()} is not free for a {guest['loyalty_tier']} member "
+            "and the guest declines to pay: no change.",
+            user=spec,
+            initial_patch=patch,
+            gold_actions=[call("get_booking", booking_id=bk["booking_id"])],
+            wrong_actions=[
+                call("verify_guest_identity", **identity(guest)),
+                call("add_booking_extra", booking_id=bk["booking_id"], extra=extra, complimentary=True),
+            ],
+        )
+    return ctx.task(
+        difficulty_tags=["extras", "loyalty-perk", f"{guest['loyalty_tier']}-member"],
+        description=f"Add {EXTRA_WORDS[extra]} for a {guest['loyalty_tier']} member "
+        f"({'complimentary' if free else dollars(price)}).",
+        user=spec,
+        initial_patch=patch,
+        gold_actions=[call("verify_guest_identity", **identity(guest)), add],
+    )
+
+
+def new_booking(ctx: ScenarioContext) -> Task:
+    """Book a new stay for a verified guest (rules 10 and 14).
+
+    Private (flexible or non-refundable), a linked traveler at the account's corporate rate, or a guest who
+    asks for a company's rate without being linked to it: then the public rate, paid by their own card.
+    """
+    rng = ctx.rng
+    hotel = pick_hotel(ctx)
+    room = rng.choice(hotel.room_types)
+    s = future_stay(ctx, hotel, room, rng.randint(1, 30), rng.randint(1, 5))
+    account, invoice = new_account(ctx)
+    variant = rng.choice(("private", "private", "corporate", "not-linked"))
+    linked = {"corporate_account_id": account["account_id"], "corporate_role": "traveler"}
+    guest = new_guest(ctx, **(linked if variant == "corporate" else {}))
+    card = new_card(ctx, guest)
+    adults = rng.randint(1, room["max_occupancy"])
+    plan = "non_refundable" if variant == "private" and rng.random() < 0.4 else "flexible"
+    corporate = variant == "corporate"
+    dates = {"check_in": s.check_in.isoformat(), "check_out": s.check_out.isoformat()}
+    ask = (
+        f"Hello, I'd like to book a {room['name']} at {hotel.row['name']} in {hotel.row['city']} from "
+        f"{short_date(s.check_in)} to {short_date(s.check_out)} for {adults} adult{'s' if adults > 1 else ''}"
+    )
+    if variant == "private":
+        ask += (
+            ", non-refundable rate please, it's cheaper." if plan == "non_refundable" else ", flexible rate."
+        )
+    elif corporate:
+        ask += f", at the {account['company_name']} corporate rate; I travel for them."
+    else:
+        ask += f". My friend works at {account['company_name']}; can I get their corporate rate?"
+    total = s.total(plan, account["discount_pct"] if corporate else 0)
+    return ctx.task(
+        difficulty_tags=["new-booking", variant, f"{hotel.tier}-tier"],
+        description=f"A new {variant} booking at the {'corporate' if corporate else 'public'} {plan} rate "
+        f"({dollars(total)}).",
+        user=user(
+            persona(guest, rng.choice(MOODS)),
+            f"Book a {room['name']} at {hotel.row['name']}, {short_date(s.check_in)} to "
+            f"{short_date(s.check_out)}",
+            [
+                ask,
+                says_identity(guest) + ("" if corporate else f" Charge my {card['label']}."),
+                "Yes, please book it.",
+            ],
+            known(guest, card=card["label"]),
+            unknown=["the room type ID", "the price"],
+            instructions="Accept the rate and total the agent states and confirm the booking.",
+        ),
+        initial_patch=merge(
+            hotel.patch,
+            {
+                "room_inventory": complete_inventory(ctx, hotel, inventory(ctx, room, s.rates)),
+                "guests": [guest],
+                "payment_methods": [card],
+            },
+            {"corporate_accounts": [account], "payment_methods": [invoice]} if variant != "private" else {},
+        ),
+        gold_actions=[
+            call("verify_guest_identity", **identity(guest)),
+            call(
+                "create_booking",
+                guest_id=guest["guest_id"],
+                room_type_id=room["room_type_id"],
+                **dates,
+                adults=adults,
+                rate_plan=plan,
+                payment_method_id=invoice["payment_method_id"] if corporate else card["payment_method_id"],
+                **({"corporate_account_id": account["account_id"]} if corporate else {}),
+            ),
+        ],
+    )

@@ -1,0 +1,405 @@
+"""Guest-service families: goodwill, contact details, callers who may not act for a guest, many requests."""
+
+from __future__ import annotations
+
+from datetime import date, timedelta
+
+from env_server.domain import ScenarioContext, ScenarioUnavailable
+from env_server.domains.hotel.families._base import (
+    INVENTORY_LAST_NIGHT,
+    MAIL_DOMAINS,
+    MOODS,
+    PHONE_PREFIXES,
+    TODAY,
+    Row,
+    booking,
+    call,
+    future_stay,
+    identity,
+    inventory,
+    known,
+    merge,
+    new_card,
+    new_guest,
+    persona,
+    pick_hotel,
+    says_identity,
+    short_date,
+    spoken_phone,
+    stay,
+    user,
+)
+from env_server.domains.hotel.families._rules import (
+    GOODWILL_WINDOW_START,
+    change_fee_applies,
+    days_before,
+    extra_is_complimentary,
+    goodwill_points,
+    refund_percent,
+)
+from env_server.domains.hotel.seed import FIRST_NAMES, LAST_NAMES
+from shared.tasks import Task
+
+PROBLEMS = {
+    "noise": ("There was loud music next door until 2am.", "Construction noise started at 7am every day."),
+    "cleanliness": ("The bathroom was dirty when we arrived.", "The sheets in the room were stained."),
+    "maintenance": ("The air conditioning broke overnight.", "The shower had no hot water for two days."),
+    "billing": ("I was charged twice for the minibar.", "There is a room-service charge I never ordered."),
+    "other": ("My wake-up call never came.", "The airport shuttle never showed up."),
+}
+
+
+def _ticket(ctx: ScenarioContext, guest: Row, bk: Row, category: str, summary: str, when: date) -> Row:
+    return {
+        "ticket_id": ctx.new_id("TK"),
+        "guest_id": guest["guest_id"],
+        "booking_id": bk["booking_id"],
+        "category": category,
+        "status": "open",
+        "summary": summary,
+        "created_at": f"{when.isoformat()}T20:00:00",
+    }
+
+
+def goodwill(ctx: ScenarioContext) -> Task:
+    """A problem with a stay (rule 12).
+
+    Goodwill points go by category, doubled for platinum, only for a stay checked in or checked out since
+    1 September, and once per stay.
+
+    Either the front desk already logged the ticket and the guest asks for compensation (award, or refuse),
+    or the guest reports a new problem that earns nothing (open the ticket only).
+    """
+    rng = ctx.rng
+    hotel = pick_hotel(ctx)
+    guest = new_guest(ctx)
+    card = new_card(ctx, guest)
+    room = rng.choice(hotel.room_types)
+    if rng.random() < 0.4:
+        start = TODAY - timedelta(days=rng.randint(1, 4))
+        s = stay(ctx, hotel, room, start, (TODAY - start).days + rng.randint(1, 3))
+        status = "checked_in"
+    else:
+        check_out = rng.choice((date(2026, 8, 30), date(2026, 8, 31), date(2026, 9, 1), date(2026, 9, 2)))
+        if rng.random() < 0.5:
+            check_out = date(2026, 8, 1) + timedelta(days=rng.randint(0, 60))
+        nights = rng.randint(1, 4)
+        s = stay(ctx, hotel, room, check_out - timedelta(days=nights), nights)
+        status = "checked_out"
+    bk, pay = booking(ctx, guest, s, card, status=status)
+    category = rng.choice(tuple(PROBLEMS))
+    problem = rng.choice(PROBLEMS[category])
+    in_window = status == "checked_in" or s.check_out >= GOODWILL_WINDOW_START
+    tickets, awards = [], []
+    if rng.random() < 0.2:  # an earlier problem on the same stay already earned points
+        earlier = _ticket(ctx, guest, bk, "noise", PROBLEMS["noise"][0], s.check_in)
+        earlier["status"] = "resolved"
+        tickets.append(earlier)
+        awards.append(
+            {
+                "transaction_id": ctx.new_id("LT"),
+                "guest_id": guest["guest_id"],
+                "booking_id": bk["booking_id"],
+                "ticket_id": earlier["ticket_id"],
+                "kind": "goodwill",
+                "points": 1_000,
+                "created_at": earlier["created_at"],
+            }
+        )
+    points = goodwill_points(category, guest["loyalty_tier"]) if in_window and not awards else 0
+    why_not = (
+        "the stay was already compensated"
+        if awards
+        else "the stay is outside the 30-day window"
+        if not in_window
+        else f"{category} problems earn none"
+    )
+    logged = points > 0 or rng.random() < 0.5  # a fresh report can only earn nothing (its ticket ID is new)
+    when = "I'm staying" if status == "checked_in" else f"I stayed until {short_date(s.check_out)}"
+    tags = ["service-recovery", "goodwill", status, f"{guest['loyalty_tier']}-member"]
+    patch_rows = {"guests": [guest], "payment_methods": [card], "bookings": [bk], "payments": [pay]}
+    if logged:
+        ticket = _ticket(ctx, guest, bk, category, problem, min(TODAY, s.check_out) - timedelta(days=1))
+        tickets.append(ticket)
+        spec = user(
+            persona(guest, rng.choice(MOODS)),
+            f"Get compensation for the problem logged in ticket {ticket['ticket_id']}",
+            [
+                f"Hello, {when} at {hotel.row['name']}, booking {bk['booking_id']}. {problem} The front desk "
+                f"logged it as ticket {ticket['ticket_id']}. What can you do for me?",
+                says_identity(guest),
+                "Thank you." if points else "I see. Well, thanks for explaining.",
+            ],
+            known(guest, booking_id=bk["booking_id"], ticket_id=ticket["ticket_id"]),
+            unknown=["the goodwill rules"],
+            instructions="Accept loyalty points if offered; accept a clear refusal.",
+        )
+        patch = merge(hotel.patch, patch_rows, {"support_tickets": tickets, "loyalty_transactions": awards})
+        verify = call("verify_guest_identity", **identity(guest))
+        if points:
+            return ctx.task(
+                difficulty_tags=tags,
+                description=f"A logged {category} problem on a {status} stay earns {points:,} goodwill "
+                "points.",
+                user=spec,
+                initial_patch=patch,
+                gold_actions=[
+                    verify,
+                    call("award_goodwill_points", ticket_id=ticket["ticket_id"], points=points),
+                ],
+            )
+        wrong_points = goodwill_points(category, guest["loyalty_tier"]) or 1_000
+        return ctx.task(
+            difficulty_tags=[*tags, "refusal"],
+            description=f"A logged problem ({category}) earns no points: {why_not}.",
+            user=spec,
+            initial_patch=patch,
+            gold_actions=[call("get_booking", booking_id=bk["booking_id"])],
+            wrong_actions=[
+                verify,
+                call("award_goodwill_points", ticket_id=ticket["ticket_id"], points=wrong_points),
+            ],
+        )
+    spec = user(
+        persona(guest, rng.choice(MOODS)),
+        f"Report a problem with stay {bk['booking_id']}",
+        [
+            f"Hi, {when} at {hotel.row['name']}, booking {bk['booking_id']}. {problem} "
+            "I want this on record.",
+            says_identity(guest),
+            "OK, thanks for logging it.",
+        ],
+        known(guest, booking_id=bk["booking_id"]),
+        unknown=["the goodwill rules"],
+        instructions="Report the problem; accept that no points are due if the agent says so.",
+    )
+    return ctx.task(
+        difficulty_tags=[*tags, "ticket-only"],
+        description=f"A problem ({category}) is logged as a ticket; no points are due: {why_not}.",
+        user=spec,
+        initial_patch=merge(
+            hotel.patch, patch_rows, {"support_tickets": tickets, "loyalty_transactions": awards}
+        ),
+        gold_actions=[
+            call(
+                "open_support_ticket",
+                guest_id=guest["guest_id"],
+                category=category,
+                summary=problem,
+                booking_id=bk["booking_id"],
+            ),
+        ],
+    )
+
+
+def contact_update(ctx: ScenarioContext) -> Task:
+    """A verified guest changes their own phone number, email address or both (rules 1 and 13)."""
+    rng = ctx.rng
+    guest = new_guest(ctx)
+    what = rng.choice(("phone", "email", "both"))
+    args: dict[str, str] = {}
+    asks = []
+    if what in ("phone", "both"):
+        args["phone"] = rng.choice(PHONE_PREFIXES) + f"{rng.randint(0, 9999):04d}"
+        if args["phone"] == guest["phone"]:
+            raise ScenarioUnavailable("the new phone number is the old one")
+        asks.append(f"my new phone number is {spoken_phone(args['phone'])}")
+    if what in ("email", "both"):
+        domain = rng.choice([d for d in MAIL_DOMAINS if not guest["email"].endswith(d)])
+        args["email"] = f"{guest['first_name']}.{guest['last_name']}{guest['guest_id'][2:]}@{domain}".lower()
+        asks.append(f"my new email address is {args['email']}")
+    return ctx.task(
+        difficulty_tags=["contact", "identity", what],
+        description=f"A verified guest updates their {what if what != 'both' else 'phone and email'}.",
+        user=user(
+            persona(guest, rng.choice(MOODS)),
+            "Update the contact details on the profile",
+            [
+                f"Hi, please update my profile: {' and '.join(asks)}. My current email is {guest['email']}.",
+                says_identity(guest),
+                "Yes, that's right, thank you.",
+            ],
+            known(guest, **args),
+            instructions="Give your details when asked and confirm the new contact details.",
+        ),
+        initial_patch={"guests": [guest]},
+        gold_actions=[
+            call("find_guest", email=guest["email"]),
+            call("verify_guest_identity", **identity(guest)),
+            call("update_guest_contact", guest_id=guest["guest_id"], **args),
+        ],
+    )
+
+
+RELATIONS = ("assistant", "husband", "wife", "colleague", "son", "daughter")
+
+
+def proxy_refusal(ctx: ScenarioContext) -> Task:
+    """Someone calls for a guest and knows the guest's details (rules 1 and 2).
+
+    The caller cannot be verified as the guest, so nothing changes; verifying the guest with the caller's
+    words and making the change is the wrong trajectory.
+    """
+    rng = ctx.rng
+    hotel = pick_hotel(ctx)
+    guest = new_guest(ctx)
+    card = new_card(ctx, guest)
+    room = rng.choice(hotel.room_types)
+    days = rng.randint(0, 20)
+    s = future_stay(ctx, hotel, room, days, rng.randint(1, 4), margin=2)
+    bk, pay = booking(ctx, guest, s, card)
+    relation = rng.choice(RELATIONS)
+    caller = f"{rng.choice(FIRST_NAMES)} {rng.choice(LAST_NAMES)}"
+    rows = inventory(ctx, room, s.rates)
+    action = rng.choice(("cancel", "dates", "extra"))
+    if action == "cancel":
+        asked = "cancel it"
+        write = call(
+            "cancel_booking",
+            booking_id=bk["booking_id"],
+            refund_percent=refund_percent(hotel.tier, days, guest["loyalty_tier"], "flexible"),
+            reason="Plans changed",
+        )
+    elif action == "dates":
+        moved = stay(ctx, hotel, room, s.check_in + timedelta(days=1), len(s.nights))
+        rows += inventory(ctx, room, {n: r for n, r in moved.rates.items() if n not in s.rates})
+        asked = f"move it to {short_date(moved.check_in)} - {short_date(moved.check_out)}"
+        write = call(
+            "change_booking_dates",
+            booking_id=bk["booking_id"],
+            check_in=moved.check_in.isoformat(),
+            check_out=moved.check_out.isoformat(),
+            charge_change_fee=change_fee_applies(hotel.tier, days, guest["loyalty_tier"]),
+        )
+    else:
+        asked = "add parking to it"
+        write = call("add_booking_extra", booking_id=bk["booking_id"], extra="parking", complimentary=False)
+    name = f"{guest['first_name']} {guest['last_name']}"
+    dob = date.fromisoformat(guest["date_of_birth"])
+    return ctx.task(
+        difficulty_tags=["refusal", "identity", "proxy", action],
+        description=f"The guest's {relation} asks to {asked}: only the guest can be verified, no change.",
+        user=user(
+            f"{caller}, {name}'s {relation}; used to handling things for them",
+            f"Get {name}'s booking {bk['booking_id']} changed: {asked}",
+            [
+                f"Hello, I'm calling for {name}, I'm their {relation}. Please {asked}: booking "
+                f"{bk['booking_id']} at {hotel.row['name']}.",
+                f"Their last name is {guest['last_name']}, born {dob.day} {dob:%B %Y}. "
+                "I handle this for them.",
+                "Fine, I'll ask them to contact you.",
+            ],
+            {
+                "booking_id": bk["booking_id"],
+                "guest_last_name": guest["last_name"],
+                "guest_date_of_birth": guest["date_of_birth"],
+            },
+            unknown=["the identity rules"],
+            instructions=f"You are not {name}. Give their details if asked, saying you are the {relation}. "
+            "Accept a refusal.",
+        ),
+        initial_patch=merge(
+            hotel.patch,
+            {
+                "guests": [guest],
+                "payment_methods": [card],
+                "bookings": [bk],
+                "payments": [pay],
+                "room_inventory": rows,
+            },
+        ),
+        gold_actions=[call("get_booking", booking_id=bk["booking_id"])],
+        wrong_actions=[call("verify_guest_identity", **identity(guest)), write],
+    )
+
+
+def multi_request(ctx: ScenarioContext) -> Task:
+    """Three requests in one conversation after one verification.
+
+    A new phone number (rule 13), a cancellation (rules 5 to 7), and an extra (rule 11) or a date change
+    (rule 8) on a second booking.
+    """
+    rng = ctx.rng
+    hotel = pick_hotel(ctx)
+    guest = new_guest(ctx)
+    card = new_card(ctx, guest)
+    room = rng.choice(hotel.room_types)
+    first_days = rng.randint(0, 12)
+    first = future_stay(ctx, hotel, room, first_days, rng.randint(1, 3))
+    second = future_stay(
+        ctx, hotel, room, first_days + len(first.nights) + rng.randint(1, 10), rng.randint(1, 3), margin=2
+    )
+    a, pay_a = booking(ctx, guest, first, card)
+    b, pay_b = booking(ctx, guest, second, card)
+    rows = inventory(ctx, room, {**first.rates, **second.rates})
+    phone = rng.choice(PHONE_PREFIXES) + f"{rng.randint(0, 9999):04d}"
+    if phone == guest["phone"]:
+        raise ScenarioUnavailable("the new phone number is the old one")
+    percent = refund_percent(hotel.tier, first_days, guest["loyalty_tier"], "flexible")
+    if rng.random() < 0.5:
+        extra = rng.choice(("breakfast", "parking", "late_checkout"))
+        second_ask = f"add {extra.replace('_', ' ')} to {b['booking_id']}"
+        second_write = call(
+            "add_booking_extra",
+            booking_id=b["booking_id"],
+            extra=extra,
+            complimentary=extra_is_complimentary(extra, guest["loyalty_tier"]),
+        )
+    else:
+        moved = stay(ctx, hotel, room, second.check_in + timedelta(days=1), len(second.nights))
+        if moved.check_out - timedelta(days=1) > INVENTORY_LAST_NIGHT:
+            raise ScenarioUnavailable("new dates past the loaded inventory")
+        rows += inventory(ctx, room, {n: r for n, r in moved.rates.items() if n not in second.rates})
+        second_ask = (
+            f"move {b['booking_id']} one day later, to {short_date(moved.check_in)} - "
+            f"{short_date(moved.check_out)}"
+        )
+        fee = change_fee_applies(hotel.tier, days_before(second.check_in), guest["loyalty_tier"])
+        second_write = call(
+            "change_booking_dates",
+            booking_id=b["booking_id"],
+            check_in=moved.check_in.isoformat(),
+            check_out=moved.check_out.isoformat(),
+            charge_change_fee=fee,
+        )
+    return ctx.task(
+        difficulty_tags=["multi-step", "contact", "cancellation", second_write["tool"]],
+        description=f"Three requests: new phone, cancel one booking ({percent}% refund), and "
+        f"{'an extra' if second_write['tool'] == 'add_booking_extra' else 'a date change'} on the other.",
+        user=user(
+            persona(guest, "methodical"),
+            f"Update the phone number, cancel {a['booking_id']} and {second_ask}",
+            [
+                f"Hi, a few things: my new phone is {spoken_phone(phone)}; please cancel booking "
+                f"{a['booking_id']} "
+                f"at {hotel.row['name']}; and {second_ask}. My email is {guest['email']}.",
+                says_identity(guest),
+                "Yes, please do all of that.",
+            ],
+            known(guest, new_phone=phone, booking_to_cancel=a["booking_id"], other_booking=b["booking_id"]),
+            unknown=["the refund", "the prices"],
+            instructions="Give all requests at once and confirm the agent's summary, whatever the amounts.",
+        ),
+        initial_patch=merge(
+            hotel.patch,
+            {
+                "guests": [guest],
+                "payment_methods": [card],
+                "bookings": [a, b],
+                "payments": [pay_a, pay_b],
+                "room_inventory": rows,
+            },
+        ),
+        gold_actions=[
+            call("find_guest", email=guest["email"]),
+            call("verify_guest_identity", **identity(guest)),
+            call("update_guest_contact", guest_id=guest["guest_id"], phone=phone),
+            call(
+                "cancel_booking",
+                booking_id=a["booking_id"],
+                refund_percent=percent,
+                reason="No longer needed",
+            ),
+            second_write,
+        ],
+    )
