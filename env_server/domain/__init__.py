@@ -7,6 +7,7 @@ model to follow.
 from env_server.domain._context import ToolContext
 from env_server.domain._domain import Domain, collect_tools, load_task_text, volatile
 from env_server.domain._family import ScenarioContext, ScenarioFamily, ScenarioUnavailable
+from env_server.domain._schema import allowed_values, one_of
 from env_server.domain._tool import Tool, ToolError, ToolKind, tool
 from shared.tasks import GoldAction
 
@@ -20,8 +21,10 @@ __all__ = [
     "ToolContext",
     "ToolError",
     "ToolKind",
+    "allowed_values",
     "collect_tools",
     "load_task_text",
+    "one_of",
     "tool",
     "volatile",
 ]

@@ -7,7 +7,7 @@ PostgreSQL behave the same), money is integer cents, dates are `Date` and instan
 from __future__ import annotations
 
 from datetime import date, datetime
-from typing import Any, Literal, get_args
+from typing import Literal
 
 from sqlalchemy import (
     Boolean,
@@ -20,6 +20,8 @@ from sqlalchemy import (
     String,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+
+from env_server.domain import one_of
 
 #: The domain's frozen clock: Thursday 1 October 2026, 09:00 at the service desk.
 NOW = datetime(2026, 10, 1, 9, 0)
@@ -38,12 +40,6 @@ ApprovalStatus = Literal["pending", "approved", "rejected"]
 TicketCategory = Literal["noise", "cleanliness", "maintenance", "billing", "other"]
 TicketStatus = Literal["open", "resolved"]
 LoyaltyTransactionKind = Literal["stay", "goodwill", "redemption"]
-
-
-def one_of(column: str, alias: Any) -> CheckConstraint:
-    """A CHECK constraint limiting `column` to the values of a `Literal` alias."""
-    values = ", ".join(f"'{v}'" for v in get_args(alias))
-    return CheckConstraint(f"{column} IN ({values})", name=f"{column}_valid")
 
 
 class Base(DeclarativeBase):

@@ -7,7 +7,7 @@ SQLite and PostgreSQL accept exactly the same rows. Money is integer cents; date
 from __future__ import annotations
 
 from datetime import date, datetime
-from typing import Literal, get_args
+from typing import Literal
 
 from sqlalchemy import (
     Boolean,
@@ -21,6 +21,8 @@ from sqlalchemy import (
     Text,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+
+from env_server.domain import allowed_values, one_of
 
 UsState = Literal["AZ", "CA", "CO", "FL", "GA", "IL", "KS", "MI", "NC", "NY", "OH", "PA", "TX", "VA", "WA"]
 PolicyStatus = Literal["active", "grace", "lapsed", "cancelled"]
@@ -72,12 +74,6 @@ NOW = datetime(2026, 10, 1, 9, 0)
 DEDUCTIBLE_OPTIONS_CENTS = (25_000, 50_000, 100_000, 200_000)
 
 
-def _one_of(column: str, alias: object) -> str:
-    """A CHECK expression restricting `column` to the values of a `Literal` alias."""
-    values = ", ".join(f"'{v}'" for v in get_args(alias))
-    return f"{column} IN ({values})"
-
-
 _DEDUCTIBLES_SQL = ", ".join(str(v) for v in DEDUCTIBLE_OPTIONS_CENTS)
 
 
@@ -91,7 +87,7 @@ class Customer(Base):
     """A policyholder: the person who owns policies and is the only one who may change them."""
 
     __tablename__ = "customers"
-    __table_args__ = (CheckConstraint(_one_of("state", UsState), name="ck_customers_state"),)
+    __table_args__ = (one_of("state", UsState, name="ck_customers_state"),)
 
     customer_id: Mapped[str] = mapped_column(String(16), primary_key=True)  # "CU-10001"
     first_name: Mapped[str] = mapped_column(String(60), nullable=False)
@@ -113,9 +109,9 @@ class Policy(Base):
 
     __tablename__ = "policies"
     __table_args__ = (
-        CheckConstraint(_one_of("state", UsState), name="ck_policies_state"),
-        CheckConstraint(_one_of("status", PolicyStatus), name="ck_policies_status"),
-        CheckConstraint(_one_of("liability_limits", LiabilityLimits), name="ck_policies_liability"),
+        one_of("state", UsState, name="ck_policies_state"),
+        one_of("status", PolicyStatus, name="ck_policies_status"),
+        one_of("liability_limits", LiabilityLimits, name="ck_policies_liability"),
         CheckConstraint(
             f"collision_deductible_cents IS NULL OR collision_deductible_cents IN ({_DEDUCTIBLES_SQL})",
             name="ck_policies_collision_deductible",
@@ -138,7 +134,7 @@ class Policy(Base):
             name="ck_policies_cancel_fields",
         ),
         CheckConstraint(
-            f"cancellation_reason IS NULL OR {_one_of('cancellation_reason', CancellationReason)}",
+            f"cancellation_reason IS NULL OR {allowed_values('cancellation_reason', CancellationReason)}",
             name="ck_policies_cancel_reason",
         ),
     )
@@ -169,9 +165,9 @@ class Vehicle(Base):
 
     __tablename__ = "vehicles"
     __table_args__ = (
-        CheckConstraint(_one_of("usage", VehicleUsage), name="ck_vehicles_usage"),
-        CheckConstraint(_one_of("ownership", VehicleOwnership), name="ck_vehicles_ownership"),
-        CheckConstraint(_one_of("status", VehicleStatus), name="ck_vehicles_status"),
+        one_of("usage", VehicleUsage, name="ck_vehicles_usage"),
+        one_of("ownership", VehicleOwnership, name="ck_vehicles_ownership"),
+        one_of("status", VehicleStatus, name="ck_vehicles_status"),
         CheckConstraint("length(vin) = 17", name="ck_vehicles_vin_length"),
         CheckConstraint("year BETWEEN 1950 AND 2027", name="ck_vehicles_year"),
         CheckConstraint("monthly_premium_cents > 0", name="ck_vehicles_premium_positive"),
@@ -199,9 +195,9 @@ class Driver(Base):
 
     __tablename__ = "drivers"
     __table_args__ = (
-        CheckConstraint(_one_of("relationship", DriverRelationship), name="ck_drivers_relationship"),
-        CheckConstraint(_one_of("status", DriverStatus), name="ck_drivers_status"),
-        CheckConstraint(_one_of("license_state", UsState), name="ck_drivers_license_state"),
+        one_of("relationship", DriverRelationship, name="ck_drivers_relationship"),
+        one_of("status", DriverStatus, name="ck_drivers_status"),
+        one_of("license_state", UsState, name="ck_drivers_license_state"),
         CheckConstraint("status <> 'excluded' OR excluded_on IS NOT NULL", name="ck_drivers_excluded_on"),
         CheckConstraint("(status = 'removed') = (removed_on IS NOT NULL)", name="ck_drivers_removed_on"),
         CheckConstraint(
@@ -228,7 +224,7 @@ class BillingAccount(Base):
 
     __tablename__ = "billing_accounts"
     __table_args__ = (
-        CheckConstraint(_one_of("payment_method", PaymentMethod), name="ck_billing_method"),
+        one_of("payment_method", PaymentMethod, name="ck_billing_method"),
         CheckConstraint("past_due_cents >= 0", name="ck_billing_past_due"),
         CheckConstraint("length(payment_last4) = 4", name="ck_billing_last4"),
     )
@@ -247,7 +243,7 @@ class InstalmentPlan(Base):
 
     __tablename__ = "instalment_plans"
     __table_args__ = (
-        CheckConstraint(_one_of("status", PlanStatus), name="ck_plans_status"),
+        one_of("status", PlanStatus, name="ck_plans_status"),
         CheckConstraint("instalment_count BETWEEN 2 AND 6", name="ck_plans_count"),
         CheckConstraint("total_cents > 0 AND instalment_cents > 0", name="ck_plans_amounts_positive"),
         CheckConstraint("instalment_cents * instalment_count >= total_cents", name="ck_plans_covers_total"),
@@ -272,7 +268,7 @@ class Payment(Base):
 
     __tablename__ = "payments"
     __table_args__ = (
-        CheckConstraint(_one_of("method", PaymentMethod), name="ck_payments_method"),
+        one_of("method", PaymentMethod, name="ck_payments_method"),
         CheckConstraint("amount_cents > 0", name="ck_payments_amount_positive"),
     )
 
@@ -290,9 +286,9 @@ class Claim(Base):
 
     __tablename__ = "claims"
     __table_args__ = (
-        CheckConstraint(_one_of("coverage", ClaimCoverage), name="ck_claims_coverage"),
-        CheckConstraint(_one_of("cause", ClaimCause), name="ck_claims_cause"),
-        CheckConstraint(_one_of("status", ClaimStatus), name="ck_claims_status"),
+        one_of("coverage", ClaimCoverage, name="ck_claims_coverage"),
+        one_of("cause", ClaimCause, name="ck_claims_cause"),
+        one_of("status", ClaimStatus, name="ck_claims_status"),
         CheckConstraint("estimated_damage_cents > 0", name="ck_claims_estimate_positive"),
         CheckConstraint("deductible_cents >= 0", name="ck_claims_deductible"),
         CheckConstraint("reported_on >= incident_date", name="ck_claims_reported_after_incident"),
@@ -319,9 +315,9 @@ class Document(Base):
 
     __tablename__ = "documents"
     __table_args__ = (
-        CheckConstraint(_one_of("doc_type", DocumentType), name="ck_documents_type"),
-        CheckConstraint(_one_of("status", DocumentStatus), name="ck_documents_status"),
-        CheckConstraint(_one_of("delivery", DocumentDelivery), name="ck_documents_delivery"),
+        one_of("doc_type", DocumentType, name="ck_documents_type"),
+        one_of("status", DocumentStatus, name="ck_documents_status"),
+        one_of("delivery", DocumentDelivery, name="ck_documents_delivery"),
     )
 
     document_id: Mapped[str] = mapped_column(String(16), primary_key=True)  # "DOC-80001"
@@ -339,9 +335,9 @@ class SupportTicket(Base):
 
     __tablename__ = "support_tickets"
     __table_args__ = (
-        CheckConstraint(_one_of("category", TicketCategory), name="ck_tickets_category"),
-        CheckConstraint(_one_of("priority", TicketPriority), name="ck_tickets_priority"),
-        CheckConstraint(_one_of("status", TicketStatus), name="ck_tickets_status"),
+        one_of("category", TicketCategory, name="ck_tickets_category"),
+        one_of("priority", TicketPriority, name="ck_tickets_priority"),
+        one_of("status", TicketStatus, name="ck_tickets_status"),
     )
 
     ticket_id: Mapped[str] = mapped_column(String(16), primary_key=True)  # "TCK-10001"
@@ -359,7 +355,7 @@ class IdentityVerification(Base):
     """A successful identity check of a customer in this conversation; writes require one."""
 
     __tablename__ = "identity_verifications"
-    __table_args__ = (CheckConstraint(_one_of("method", VerificationMethod), name="ck_verifications_method"),)
+    __table_args__ = (one_of("method", VerificationMethod, name="ck_verifications_method"),)
 
     verification_id: Mapped[str] = mapped_column(String(16), primary_key=True)  # "IDV-90001"
     customer_id: Mapped[str] = mapped_column(ForeignKey("customers.customer_id"), nullable=False, index=True)

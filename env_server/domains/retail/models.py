@@ -11,7 +11,7 @@ Money is an integer number of US cents everywhere; dates are `Date`, instants `D
 from __future__ import annotations
 
 from datetime import date, datetime
-from typing import Literal, get_args
+from typing import Literal
 
 from sqlalchemy import (
     Boolean,
@@ -25,6 +25,8 @@ from sqlalchemy import (
     UniqueConstraint,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+
+from env_server.domain import allowed_values, one_of
 
 TierCode = Literal["basic", "silver", "gold", "platinum"]
 CustomerStatus = Literal["active", "closed"]
@@ -56,12 +58,6 @@ ApprovalKind = Literal["refund", "return"]
 ApprovalStatus = Literal["pending", "approved", "rejected"]
 
 
-def _one_of(column: str, alias: object) -> str:
-    """A CHECK expression restricting `column` to the values of a `Literal` alias."""
-    values = ", ".join(f"'{v}'" for v in get_args(alias))
-    return f"{column} IN ({values})"
-
-
 class Base(DeclarativeBase):
     """Declarative base of the retail tables, on the domain's own `MetaData`."""
 
@@ -73,7 +69,7 @@ class MembershipTier(Base):
 
     __tablename__ = "membership_tiers"
     __table_args__ = (
-        CheckConstraint(_one_of("code", TierCode), name="ck_tier_code"),
+        one_of("code", TierCode, name="ck_tier_code"),
         CheckConstraint("return_window_days > 0", name="ck_tier_window"),
         CheckConstraint("warranty_extension_months >= 0", name="ck_tier_warranty_ext"),
     )
@@ -96,7 +92,7 @@ class Customer(Base):
 
     __tablename__ = "customers"
     __table_args__ = (
-        CheckConstraint(_one_of("status", CustomerStatus), name="ck_customer_status"),
+        one_of("status", CustomerStatus, name="ck_customer_status"),
         CheckConstraint("store_credit_cents >= 0", name="ck_customer_credit"),
     )
 
@@ -120,7 +116,7 @@ class PaymentMethod(Base):
     """A stored way to pay; refunds go back to the method an order was paid with."""
 
     __tablename__ = "payment_methods"
-    __table_args__ = (CheckConstraint(_one_of("kind", PaymentKind), name="ck_payment_method_kind"),)
+    __table_args__ = (one_of("kind", PaymentKind, name="ck_payment_method_kind"),)
 
     id: Mapped[str] = mapped_column(String(16), primary_key=True)  # "PM-10001"
     customer_id: Mapped[str] = mapped_column(ForeignKey("customers.id"), nullable=False, index=True)
@@ -133,7 +129,7 @@ class Product(Base):
 
     __tablename__ = "products"
     __table_args__ = (
-        CheckConstraint(_one_of("category", ProductCategory), name="ck_product_category"),
+        one_of("category", ProductCategory, name="ck_product_category"),
         CheckConstraint("price_cents > 0", name="ck_product_price"),
         CheckConstraint("warranty_months >= 0", name="ck_product_warranty"),
     )
@@ -155,7 +151,7 @@ class InventoryLevel(Base):
     __tablename__ = "inventory"
     __table_args__ = (
         UniqueConstraint("product_id", "warehouse", name="uq_inventory_product_warehouse"),
-        CheckConstraint(_one_of("warehouse", Warehouse), name="ck_inventory_warehouse"),
+        one_of("warehouse", Warehouse, name="ck_inventory_warehouse"),
         CheckConstraint("on_hand >= 0 AND reserved >= 0 AND reserved <= on_hand", name="ck_inventory_levels"),
     )
 
@@ -197,8 +193,8 @@ class Order(Base):
 
     __tablename__ = "orders"
     __table_args__ = (
-        CheckConstraint(_one_of("status", OrderStatus), name="ck_order_status"),
-        CheckConstraint(_one_of("warehouse", Warehouse), name="ck_order_warehouse"),
+        one_of("status", OrderStatus, name="ck_order_status"),
+        one_of("warehouse", Warehouse, name="ck_order_warehouse"),
         CheckConstraint(
             "subtotal_cents >= 0 AND discount_cents >= 0 AND shipping_cents >= 0 "
             "AND discount_cents <= subtotal_cents",
@@ -208,7 +204,7 @@ class Order(Base):
             "total_cents = subtotal_cents - discount_cents + shipping_cents", name="ck_order_total"
         ),
         CheckConstraint(
-            f"cancel_reason IS NULL OR {_one_of('cancel_reason', CancelReason)}",
+            f"cancel_reason IS NULL OR {allowed_values('cancel_reason', CancelReason)}",
             name="ck_order_cancel_reason",
         ),
     )
@@ -271,8 +267,8 @@ class Shipment(Base):
 
     __tablename__ = "shipments"
     __table_args__ = (
-        CheckConstraint(_one_of("status", ShipmentStatus), name="ck_shipment_status"),
-        CheckConstraint(_one_of("carrier", Carrier), name="ck_shipment_carrier"),
+        one_of("status", ShipmentStatus, name="ck_shipment_status"),
+        one_of("carrier", Carrier, name="ck_shipment_carrier"),
         CheckConstraint("(status = 'delivered') = (delivered_on IS NOT NULL)", name="ck_shipment_delivered"),
     )
 
@@ -290,7 +286,7 @@ class Refund(Base):
 
     __tablename__ = "refunds"
     __table_args__ = (
-        CheckConstraint(_one_of("reason", RefundReason), name="ck_refund_reason"),
+        one_of("reason", RefundReason, name="ck_refund_reason"),
         CheckConstraint("amount_cents > 0", name="ck_refund_amount"),
     )
 
@@ -309,8 +305,8 @@ class Return(Base):
 
     __tablename__ = "returns"
     __table_args__ = (
-        CheckConstraint(_one_of("reason", ReturnReason), name="ck_return_reason"),
-        CheckConstraint(_one_of("status", ReturnStatus), name="ck_return_status"),
+        one_of("reason", ReturnReason, name="ck_return_reason"),
+        one_of("status", ReturnStatus, name="ck_return_status"),
         CheckConstraint("quantity > 0", name="ck_return_quantity"),
         CheckConstraint("fee_cents >= 0 AND refund_cents >= 0", name="ck_return_amounts"),
     )
@@ -333,9 +329,9 @@ class WarrantyClaim(Base):
 
     __tablename__ = "warranty_claims"
     __table_args__ = (
-        CheckConstraint(_one_of("issue_type", WarrantyIssue), name="ck_claim_issue"),
-        CheckConstraint(_one_of("resolution", WarrantyResolution), name="ck_claim_resolution"),
-        CheckConstraint(_one_of("status", WarrantyStatus), name="ck_claim_status"),
+        one_of("issue_type", WarrantyIssue, name="ck_claim_issue"),
+        one_of("resolution", WarrantyResolution, name="ck_claim_resolution"),
+        one_of("status", WarrantyStatus, name="ck_claim_status"),
     )
 
     id: Mapped[str] = mapped_column(String(16), primary_key=True)  # "WC-10001"
@@ -353,7 +349,7 @@ class StoreCredit(Base):
 
     __tablename__ = "store_credits"
     __table_args__ = (
-        CheckConstraint(_one_of("reason", CreditReason), name="ck_credit_reason"),
+        one_of("reason", CreditReason, name="ck_credit_reason"),
         CheckConstraint("amount_cents > 0", name="ck_credit_amount"),
     )
 
@@ -370,8 +366,8 @@ class SupportTicket(Base):
 
     __tablename__ = "support_tickets"
     __table_args__ = (
-        CheckConstraint(_one_of("category", TicketCategory), name="ck_ticket_category"),
-        CheckConstraint(_one_of("status", TicketStatus), name="ck_ticket_status"),
+        one_of("category", TicketCategory, name="ck_ticket_category"),
+        one_of("status", TicketStatus, name="ck_ticket_status"),
     )
 
     id: Mapped[str] = mapped_column(String(16), primary_key=True)  # "TK-10001"
@@ -391,8 +387,8 @@ class ApprovalRequest(Base):
 
     __tablename__ = "approval_requests"
     __table_args__ = (
-        CheckConstraint(_one_of("kind", ApprovalKind), name="ck_approval_kind"),
-        CheckConstraint(_one_of("status", ApprovalStatus), name="ck_approval_status"),
+        one_of("kind", ApprovalKind, name="ck_approval_kind"),
+        one_of("status", ApprovalStatus, name="ck_approval_status"),
         CheckConstraint("amount_cents > 0", name="ck_approval_amount"),
     )
 

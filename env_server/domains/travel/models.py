@@ -7,7 +7,7 @@ behave the same), money is integer cents, dates are `Date` and instants `DateTim
 from __future__ import annotations
 
 from datetime import date, datetime
-from typing import Any, Literal, get_args
+from typing import Literal
 
 from sqlalchemy import (
     Boolean,
@@ -21,6 +21,8 @@ from sqlalchemy import (
     UniqueConstraint,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+
+from env_server.domain import one_of
 
 #: The domain's frozen clock: Thursday 1 October 2026, 09:00 UTC at the contact centre.
 NOW = datetime(2026, 10, 1, 9, 0)
@@ -39,12 +41,6 @@ ReviewCategory = Literal["compensation", "refund_exception"]
 ReviewStatus = Literal["pending", "approved", "rejected"]
 MileageKind = Literal["flight", "missing_miles", "redemption", "bonus"]
 AlertChannel = Literal["email", "sms"]
-
-
-def one_of(column: str, alias: Any) -> CheckConstraint:
-    """A CHECK constraint limiting `column` to the values of a `Literal` alias."""
-    values = ", ".join(f"'{v}'" for v in get_args(alias))
-    return CheckConstraint(f"{column} IN ({values})", name=f"{column}_valid")
 
 
 def percent(column: str) -> CheckConstraint:
