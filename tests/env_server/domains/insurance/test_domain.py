@@ -2,28 +2,24 @@
 
 from __future__ import annotations
 
-import functools
 import json
-import random
 import re
-import sqlite3
 from collections import Counter
 from collections.abc import Sequence
 from datetime import date
 from typing import Any
 
 import pytest
-from sqlalchemy import Engine, create_engine, event, select
+from sqlalchemy import Engine, select
 from sqlalchemy.orm import Session
-from sqlalchemy.pool import StaticPool
 
 from env_server.domain import ToolContext, ToolError
-from env_server.domain._context import internal_metadata
 from env_server.domains.insurance import domain
 from env_server.domains.insurance.models import Claim, Driver, Policy, Vehicle
 from env_server.domains.insurance.seed import NO_EXCLUSION_STATES
 from env_server.sandbox.template import apply_patch
 from shared.tasks import GoldAction, Task
+from tests.domain_sandbox import fresh_engine
 
 #: The action tasks (analytics tasks have their own checks in the analytics tests).
 ACTION_TASKS = [t for t in domain.tasks if t.kind == "action"]
@@ -33,27 +29,8 @@ TODAY = domain.now.date()
 CANARY_CUSTOMER = "CU-10160"
 
 
-def _seeded(rng_seed: int) -> sqlite3.Connection:
-    conn = sqlite3.connect(":memory:", check_same_thread=False)
-    engine = create_engine("sqlite://", creator=lambda: conn, poolclass=StaticPool)
-    event.listen(engine, "connect", lambda dbapi, _: dbapi.execute("PRAGMA foreign_keys = ON"))
-    domain.metadata.create_all(engine)
-    internal_metadata.create_all(engine)
-    with Session(engine) as session:
-        domain.seed(session, random.Random(rng_seed))
-        session.commit()
-    return conn
-
-
-@functools.cache
-def _template() -> sqlite3.Connection:
-    return _seeded(domain.seed_value)
-
-
 def _copy() -> Engine:
-    conn = sqlite3.connect(":memory:", check_same_thread=False)
-    _template().backup(conn)
-    return create_engine("sqlite://", creator=lambda: conn, poolclass=StaticPool)
+    return fresh_engine(domain)
 
 
 def _dump(engine: Engine) -> dict[str, list[tuple[Any, ...]]]:
@@ -94,18 +71,13 @@ def _replay(task: Task, actions: Sequence[GoldAction]) -> tuple[bool, list[str]]
 
 def test_seed_is_deterministic_with_over_a_thousand_rows_in_ten_tables() -> None:
     seeded = _dump(_copy())
-    assert (
-        _dump(create_engine("sqlite://", creator=lambda: _seeded(domain.seed_value), poolclass=StaticPool))
-        == seeded
-    )
+    assert _dump(fresh_engine(domain)) == seeded
     assert sum(len(rows) for rows in seeded.values()) >= 1000
     assert len([t for t, rows in seeded.items() if rows]) >= 9  # identity_verifications starts empty
 
 
 def test_a_different_rng_seed_gives_a_different_book() -> None:
-    other = _dump(
-        create_engine("sqlite://", creator=lambda: _seeded(domain.seed_value + 1), poolclass=StaticPool)
-    )
+    other = _dump(fresh_engine(domain, domain.seed_value + 1))
     assert other != _dump(_copy())
 
 

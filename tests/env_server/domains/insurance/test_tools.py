@@ -7,20 +7,15 @@ checks both the result and the database state, refusals included.
 
 from __future__ import annotations
 
-import functools
-import random
-import sqlite3
 from collections.abc import Iterator
 from datetime import date
 from typing import Any
 
 import pytest
-from sqlalchemy import create_engine, event, select
+from sqlalchemy import select
 from sqlalchemy.orm import Session
-from sqlalchemy.pool import StaticPool
 
-from env_server.domain import ToolContext, ToolError
-from env_server.domain._context import internal_metadata
+from env_server.domain import ToolError
 from env_server.domains.insurance import domain
 from env_server.domains.insurance.models import (
     BillingAccount,
@@ -37,47 +32,22 @@ from env_server.domains.insurance.models import (
 )
 from env_server.domains.insurance.rating import vehicle_premium_cents
 from env_server.errors import InvalidArgumentsError
+from tests.domain_sandbox import run_tool, seeded_session
 
 TODAY = domain.now.date()
 DOB = date(1980, 6, 15)
 ZIP = "60614"
 
 
-@functools.cache
-def _template() -> sqlite3.Connection:
-    """The seeded schema, built once per run; every test works on its own copy."""
-    conn = sqlite3.connect(":memory:", check_same_thread=False)
-    engine = create_engine("sqlite://", creator=lambda: conn, poolclass=StaticPool)
-    domain.metadata.create_all(engine)
-    internal_metadata.create_all(engine)
-    with Session(engine) as session:
-        domain.seed(session, random.Random(domain.seed_value))
-        session.commit()
-    return conn
-
-
 @pytest.fixture
 def sandbox() -> Iterator[Session]:
-    conn = sqlite3.connect(":memory:", check_same_thread=False)
-    _template().backup(conn)
-    engine = create_engine("sqlite://", creator=lambda: conn, poolclass=StaticPool)
-    event.listen(engine, "connect", lambda dbapi, _: dbapi.execute("PRAGMA foreign_keys = ON"))
-    with Session(engine) as session:
+    with seeded_session(domain) as session:
         yield session
-    engine.dispose()
-    conn.close()
 
 
 def call(sandbox: Session, name: str, **args: Any) -> Any:
     """Run a tool as the server does: its writes commit, or roll back when it refuses."""
-    tool = domain.tools_by_name[name]
-    try:
-        result = tool.invoke(ToolContext(session=sandbox, now=domain.now), tool.validate(args))
-    except ToolError:
-        sandbox.rollback()
-        raise
-    sandbox.commit()
-    return result
+    return run_tool(sandbox, domain, name, **args)
 
 
 def make_policy(

@@ -6,20 +6,15 @@ Each test builds the customer and orders it needs on top of the seed, calls tool
 
 from __future__ import annotations
 
-import functools
-import random
-import sqlite3
 from collections.abc import Iterator
 from datetime import date, datetime
 from typing import Any
 
 import pytest
-from sqlalchemy import create_engine, func, select
+from sqlalchemy import func, select
 from sqlalchemy.orm import Session
-from sqlalchemy.pool import StaticPool
 
-from env_server.domain import ToolContext, ToolError
-from env_server.domain._context import internal_metadata
+from env_server.domain import ToolError
 from env_server.domains.retail import domain
 from env_server.domains.retail.models import (
     ApprovalRequest,
@@ -39,42 +34,18 @@ from env_server.domains.retail.models import (
 )
 from env_server.domains.retail.tools.warranty import add_months
 from env_server.errors import InvalidArgumentsError
-
-
-@functools.cache
-def _template() -> sqlite3.Connection:
-    """The seeded schema, built once per test run; every test works on its own copy."""
-    conn = sqlite3.connect(":memory:", check_same_thread=False)
-    engine = create_engine("sqlite://", creator=lambda: conn, poolclass=StaticPool)
-    domain.metadata.create_all(engine)
-    internal_metadata.create_all(engine)
-    with Session(engine) as session:
-        domain.seed(session, random.Random(domain.seed_value))
-        session.commit()
-    return conn
+from tests.domain_sandbox import run_tool, seeded_session
 
 
 @pytest.fixture
 def sandbox() -> Iterator[Session]:
-    conn = sqlite3.connect(":memory:", check_same_thread=False)
-    _template().backup(conn)
-    engine = create_engine("sqlite://", creator=lambda: conn, poolclass=StaticPool)
-    with Session(engine) as session:
+    with seeded_session(domain) as session:
         yield session
-    engine.dispose()
-    conn.close()
 
 
 def call(sandbox: Session, name: str, **args: Any) -> Any:
     """Run a tool as the server does: its writes commit, or roll back when it refuses."""
-    tool = domain.tools_by_name[name]
-    try:
-        result = tool.invoke(ToolContext(session=sandbox, now=domain.now), tool.validate(args))
-    except ToolError:
-        sandbox.rollback()
-        raise
-    sandbox.commit()
-    return result
+    return run_tool(sandbox, domain, name, **args)
 
 
 def make_customer(sandbox: Session, tier: str = "basic") -> Customer:

@@ -3,22 +3,17 @@ policy and task-catalogue invariants."""
 
 from __future__ import annotations
 
-import random
 import re
-import sqlite3
 from collections.abc import Callable, Iterator
 from datetime import timedelta
-from functools import cache
 from importlib import resources
 from typing import Any
 
 import pytest
-from sqlalchemy import Engine, create_engine, event, func, select
+from sqlalchemy import func, select
 from sqlalchemy.orm import Session
-from sqlalchemy.pool import StaticPool
 
-from env_server.domain import ToolContext, ToolError
-from env_server.domain._context import internal_metadata
+from env_server.domain import ToolError
 from env_server.domains.travel import domain
 from env_server.domains.travel.fares import fare_price_cents, flight_miles
 from env_server.domains.travel.models import (
@@ -40,58 +35,22 @@ from env_server.domains.travel.models import (
     SupervisorReview,
     Traveler,
 )
+from tests.domain_sandbox import build_database, engine_over, run_tool, seeded_session
 
 #: The action tasks (analytics tasks have their own checks in the analytics tests).
 ACTION_TASKS = [t for t in domain.tasks if t.kind == "action"]
 
 
-def _seeded_engine() -> Engine:
-    engine = create_engine("sqlite://", poolclass=StaticPool)
-    event.listen(engine, "connect", lambda conn, _: conn.execute("PRAGMA foreign_keys=ON"))
-    domain.metadata.create_all(engine)
-    internal_metadata.create_all(engine)
-    with Session(engine) as session:
-        domain.seed(session, random.Random(domain.seed_value))
-        session.commit()
-    return engine
-
-
-@cache
-def _template() -> sqlite3.Connection:
-    """The seeded database, built once and only ever copied from (never written to)."""
-    source = _seeded_engine().raw_connection().driver_connection
-    assert isinstance(source, sqlite3.Connection)
-    template = sqlite3.connect(":memory:", check_same_thread=False)
-    source.backup(template)
-    return template
-
-
 @pytest.fixture
 def session() -> Iterator[Session]:
     """A fresh seeded sandbox for each test (a copy of the template)."""
-
-    def connect() -> sqlite3.Connection:
-        conn = sqlite3.connect(":memory:", check_same_thread=False)
-        _template().backup(conn)
-        conn.execute("PRAGMA foreign_keys=ON")
-        return conn
-
-    engine = create_engine("sqlite://", creator=connect, poolclass=StaticPool)
-    with Session(engine) as s:
+    with seeded_session(domain) as s:
         yield s
-    engine.dispose()
 
 
 def call(session: Session, name: str, **args: Any) -> Any:
     """Run one tool like the server does: validated arguments, its own transaction, rollback on refusal."""
-    tool = domain.tools_by_name[name]
-    try:
-        result = tool.invoke(ToolContext(session=session, now=domain.now), tool.validate(args))
-    except ToolError:
-        session.rollback()
-        raise
-    session.commit()
-    return result
+    return run_tool(session, domain, name, **args)
 
 
 def verify(session: Session, passenger_id: str) -> dict[str, Any]:
@@ -171,7 +130,7 @@ def rows(session: Session, model: type) -> int:
 def test_seed_is_deterministic_and_has_over_a_thousand_rows() -> None:
     dumps = []
     for _ in range(2):
-        engine = _seeded_engine()
+        engine = engine_over(build_database(domain))
         with engine.connect() as conn:
             dumps.append(
                 {
