@@ -134,7 +134,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--episodes", type=int, default=200)
     parser.add_argument("--backends", default="sqlite,postgresql")
-    parser.add_argument("--task", default="hotel-corp-downgrade-approval-001")
+    parser.add_argument("--task", default="hotel-corp-modify-approval-001")
     args = parser.parse_args()
     backends = args.backends.split(",")
     store_dir = Path(".groundstate/bench")

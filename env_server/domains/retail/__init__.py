@@ -8,6 +8,7 @@ in `catalog.py`, the seed in `seed.py`, tools by business area in `tools/`, the 
 
 from env_server.domain import Domain, volatile
 from env_server.domains.retail.catalog import NOW
+from env_server.domains.retail.families import FAMILIES
 from env_server.domains.retail.models import Base
 from env_server.domains.retail.seed import seed
 from env_server.domains.retail.tools import TOOLS
@@ -22,6 +23,7 @@ domain = Domain.from_package(
     seed=seed,
     now=NOW,
     tools=TOOLS,
+    families=FAMILIES,
     volatile_columns=volatile(
         identity_verifications=["*"],
         refunds=["created_at"],

@@ -1,0 +1,445 @@
+"""Building blocks of the retail scenario families: fresh customers and orders, and how customers talk.
+
+A `Scene` collects the `initial_patch` of one generated task: a fresh customer (IDs from `ctx.new_id`, so no
+seed row and no benchmark task shares them), their orders with lines, payment and shipment, and any stock
+levels the scenario needs. Reference data (products, promotions) comes from `ctx.pick`, which only returns
+rows no benchmark task mentions.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import defaultdict
+from dataclasses import dataclass, field
+from datetime import date, datetime, time, timedelta
+from typing import Any
+
+from env_server.domain import ScenarioContext, ScenarioUnavailable
+from env_server.domains.retail.catalog import FREE_SHIPPING_FROM_CENTS, RETURN_FEE_CENTS, SHIPPING_CENTS
+from env_server.domains.retail.families._policy import TIER, TIER_CODES, fee_waived
+
+Row = dict[str, Any]
+Action = dict[str, Any]
+
+# fmt: off
+_FIRST = (
+    "Adele", "Bruno", "Camila", "Darius", "Elena", "Farid", "Gemma", "Hugo", "Imani", "Jasper", "Keiko",
+    "Lorenzo", "Mariam", "Nikolai", "Odette", "Pablo", "Quinn", "Rosa", "Stefan", "Talia", "Umar",
+    "Vera", "Wes", "Ximena", "Yusuf", "Zara",
+)
+_LAST = (
+    "Abbott", "Bianchi", "Castillo", "Dubois", "Eklund", "Fischer", "Gallagher", "Hoang", "Iyer",
+    "Jensen", "Kaur", "Lindqvist", "Mensah", "Nakamura", "O'Neill", "Petrov", "Quispe", "Reyes",
+    "Sato", "Torres", "Usman", "Varga", "Weber", "Yilmaz", "Zhou",
+)
+_STREETS = (
+    "Birch St", "Harbor Rd", "Juniper Ct", "Meadow Ln", "Orchard Ave", "Prospect St", "Quarry Rd",
+    "Summit Ave", "Terrace Dr", "Valley View Rd", "Walnut St", "Garden Pl",
+)
+_CITIES = (
+    ("Austin", "TX", "787"), ("Denver", "CO", "802"), ("Portland", "OR", "972"), ("Chicago", "IL", "606"),
+    ("Boston", "MA", "021"), ("Seattle", "WA", "981"), ("Atlanta", "GA", "303"), ("Phoenix", "AZ", "850"),
+    ("Raleigh", "NC", "276"), ("Columbus", "OH", "432"), ("San Diego", "CA", "921"),
+    ("Minneapolis", "MN", "554"),
+)
+_PERSONAS = (
+    "polite and brief", "chatty, gives more detail than needed", "in a hurry, types in short bursts",
+    "a little frustrated but reasonable", "careful, double-checks amounts", "friendly and relaxed",
+)
+# fmt: on
+_CARDS = ("Visa", "Mastercard", "Amex", "Discover")
+_TRACKING = {"UPS": "1ZGN", "FedEx": "7749", "USPS": "9405"}
+
+
+def cents(amount: int) -> str:
+    """Cents as the dollars a person says: 4490 -> "$44.90", 189900 -> "$1,899.00"."""
+    return f"${amount // 100:,}.{amount % 100:02d}"
+
+
+def day(value: date) -> str:
+    """A date as people say it: "September 15"."""
+    return f"{value.strftime('%B')} {value.day}"
+
+
+def at(value: date, hour: int = 10, minute: int = 0) -> str:
+    """An ISO timestamp on `value` (the patch format of `DateTime` columns)."""
+    return datetime.combine(value, time(hour, minute)).isoformat()
+
+
+def number(entity_id: str) -> int:
+    """The digits of an ID: "OR-71234" -> 71234."""
+    return int(entity_id.rsplit("-", 1)[1])
+
+
+@dataclass
+class Person:
+    """A fresh customer and what they can tell the agent."""
+
+    id: str
+    first_name: str
+    last_name: str
+    email: str
+    zip_code: str
+    tier: str
+    address_line: str
+    city: str
+    state: str
+    #: Payment method IDs, the first one a credit card.
+    methods: list[str]
+    #: Display labels of `methods`.
+    labels: list[str]
+    persona_style: str
+
+    @property
+    def name(self) -> str:
+        """First and last name."""
+        return f"{self.first_name} {self.last_name}"
+
+    def verify(self) -> Action:
+        """The identity check with the details the customer gives (rule 1)."""
+        return action("verify_customer_identity", email=self.email, zip_code=self.zip_code)
+
+    def identity_line(self) -> str:
+        """What the customer says when asked to identify themselves."""
+        return f"It's {self.email}, zip code {self.zip_code}."
+
+    def persona(self, detail: str = "") -> str:
+        """One line for the user simulator."""
+        tier = TIER[self.tier].name
+        extra = f"; {detail}" if detail else ""
+        return f"{self.name}, a {tier} member in {self.city}; {self.persona_style}{extra}."
+
+
+@dataclass
+class Line:
+    """An order line as written to the patch."""
+
+    id: str
+    product: Row
+    quantity: int
+    unit_price_cents: int
+    protection_plan: bool = False
+
+    @property
+    def value(self) -> int:
+        """Price paid for the whole line."""
+        return self.quantity * self.unit_price_cents
+
+
+@dataclass
+class PlacedOrder:
+    """An order as written to the patch, with what the families need to compute the policy outcome."""
+
+    id: str
+    customer: Person
+    status: str
+    placed_on: date
+    warehouse: str
+    lines: list[Line]
+    subtotal_cents: int
+    discount_cents: int
+    total_cents: int
+    payment_method_id: str
+    promised_date: date
+    shipment_id: str | None = None
+    carrier: str | None = None
+
+
+@dataclass
+class Scene:
+    """The rows one generated task adds on top of the seed."""
+
+    ctx: ScenarioContext
+    patch: defaultdict[str, list[Row]] = field(default_factory=lambda: defaultdict(list))
+
+    @property
+    def rng(self) -> random.Random:
+        """The draw's RNG."""
+        return self.ctx.rng
+
+    def initial_patch(self) -> dict[str, list[Row]]:
+        """The patch, as a plain dict."""
+        return dict(self.patch)
+
+    def customer(self, tier: str | None = None, extra_method: bool = False) -> Person:
+        """A fresh customer with a credit card (and, with `extra_method`, PayPal or a gift card too)."""
+        rng = self.rng
+        customer_id = self.ctx.new_id("CU")
+        first, last = rng.choice(_FIRST), rng.choice(_LAST)
+        city, state, prefix = rng.choice(_CITIES)
+        handle = f"{first}.{last}".lower().replace("'", "")
+        person = Person(
+            id=customer_id,
+            first_name=first,
+            last_name=last,
+            email=f"{handle}{number(customer_id)}@example.net",
+            zip_code=f"{prefix}{rng.randint(0, 99):02d}",
+            tier=tier or rng.choice(TIER_CODES),
+            address_line=f"{rng.randint(10, 9899)} {rng.choice(_STREETS)}",
+            city=city,
+            state=state,
+            methods=[],
+            labels=[],
+            persona_style=rng.choice(_PERSONAS),
+        )
+        self.patch["customers"].append(
+            {
+                "id": person.id,
+                "first_name": first,
+                "last_name": last,
+                "email": person.email,
+                "phone": f"555-{rng.randint(200, 999)}-{rng.randint(1000, 9999)}",
+                "address_line": person.address_line,
+                "city": city,
+                "state": state,
+                "zip_code": person.zip_code,
+                "tier": person.tier,
+                "store_credit_cents": 0,
+                "member_since": (date(2015, 1, 1) + timedelta(days=rng.randint(0, 1800))).isoformat(),
+                "status": "active",
+            }
+        )
+        kinds = ["credit_card"]
+        if extra_method:
+            kinds.append(rng.choice(("paypal", "gift_card")))
+        for kind in kinds:
+            method_id = self.ctx.new_id("PM")
+            digits = f"{rng.randint(0, 9999):04d}"
+            label = {
+                "credit_card": f"{rng.choice(_CARDS)} ending {digits}",
+                "paypal": "PayPal account",
+                "gift_card": f"Gift card ending {digits}",
+            }[kind]
+            person.methods.append(method_id)
+            person.labels.append(label)
+            self.patch["payment_methods"].append(
+                {"id": method_id, "customer_id": person.id, "kind": kind, "label": label}
+            )
+        return person
+
+    def address(self, near: Person | None = None) -> tuple[str, str, str, str]:
+        """A fresh street address: line, city, state, zip (in `near`'s city when given)."""
+        rng = self.rng
+        if near is not None:
+            city, state, prefix = near.city, near.state, near.zip_code[:3]
+        else:
+            city, state, prefix = rng.choice(_CITIES)
+        line = f"{rng.randint(10, 9899)} {rng.choice(_STREETS)}"
+        return line, city, state, f"{prefix}{rng.randint(0, 99):02d}"
+
+    def product(self, where: Any = lambda _: True) -> Row:
+        """A catalogue product no benchmark task mentions (`ScenarioUnavailable` if none fits)."""
+        return self.ctx.pick("products", where=where)
+
+    def line(self, product: Row, quantity: int = 1, markup: int = 0, plan: bool = False) -> Line:
+        """A fresh order line (not yet attached to an order)."""
+        return Line(self.ctx.new_id("OI"), product, quantity, product["price_cents"] + markup, plan)
+
+    def order(
+        self,
+        person: Person,
+        lines: list[Line],
+        *,
+        status: str,
+        placed_on: date,
+        method: int = 0,
+        promised_days: int = 5,
+        promo_code: str | None = None,
+        discount_cents: int = 0,
+        refunds: tuple[tuple[str, int], ...] = (),
+        ship_to: tuple[str, str, str, str] | None = None,
+    ) -> PlacedOrder:
+        """A fresh order of `person` with its lines and payment (shipments are added separately)."""
+        rng = self.rng
+        order_id = self.ctx.new_id("OR")
+        subtotal = sum(line.value for line in lines)
+        shipping = 0 if subtotal >= FREE_SHIPPING_FROM_CENTS else SHIPPING_CENTS
+        total = subtotal - discount_cents + shipping
+        placed_at = at(placed_on, rng.randint(7, 21), rng.randint(0, 59))
+        line_1, city, state, zip_code = ship_to or (
+            person.address_line,
+            person.city,
+            person.state,
+            person.zip_code,
+        )
+        order = PlacedOrder(
+            id=order_id,
+            customer=person,
+            status=status,
+            placed_on=placed_on,
+            warehouse=rng.choice(("EAST", "WEST")),
+            lines=lines,
+            subtotal_cents=subtotal,
+            discount_cents=discount_cents,
+            total_cents=total,
+            payment_method_id=person.methods[method],
+            promised_date=placed_on + timedelta(days=promised_days),
+        )
+        self.patch["orders"].append(
+            {
+                "id": order_id,
+                "customer_id": person.id,
+                "status": status,
+                "placed_at": placed_at,
+                "warehouse": order.warehouse,
+                "subtotal_cents": subtotal,
+                "discount_cents": discount_cents,
+                "shipping_cents": shipping,
+                "total_cents": total,
+                "promo_code": promo_code,
+                "promised_date": order.promised_date.isoformat(),
+                "ship_address_line": line_1,
+                "ship_city": city,
+                "ship_state": state,
+                "ship_zip_code": zip_code,
+                "cancel_reason": None,
+            }
+        )
+        for line in lines:
+            self.patch["order_items"].append(
+                {
+                    "id": line.id,
+                    "order_id": order_id,
+                    "product_id": line.product["id"],
+                    "quantity": line.quantity,
+                    "unit_price_cents": line.unit_price_cents,
+                    "returned_quantity": 0,
+                    "protection_plan": line.protection_plan,
+                }
+            )
+        self.patch["payments"].append(
+            {
+                "id": self.ctx.new_id("PA"),
+                "order_id": order_id,
+                "payment_method_id": order.payment_method_id,
+                "amount_cents": total,
+                "captured_at": placed_at,
+            }
+        )
+        for reason, amount in refunds:
+            self.refund(order, amount, reason, placed_on + timedelta(days=1))
+        return order
+
+    def ship(
+        self, order: PlacedOrder, status: str, shipped_on: date, delivered_on: date | None = None
+    ) -> None:
+        """Add the order's shipment (`delivered_on` is set iff the status is delivered)."""
+        carrier = self.rng.choice(tuple(_TRACKING))
+        shipment_id = self.ctx.new_id("SH")
+        tail = "".join(self.rng.choice("0123456789") for _ in range(8))
+        order.shipment_id, order.carrier = shipment_id, carrier
+        self.patch["shipments"].append(
+            {
+                "id": shipment_id,
+                "order_id": order.id,
+                "carrier": carrier,
+                "tracking_number": f"{_TRACKING[carrier]}{number(shipment_id)}{tail}",
+                "status": status,
+                "shipped_on": shipped_on.isoformat(),
+                "delivered_on": delivered_on.isoformat() if delivered_on else None,
+            }
+        )
+
+    def delivered(self, person: Person, lines: list[Line], delivered_on: date, **kwargs: Any) -> PlacedOrder:
+        """A delivered order: placed and shipped a few days before `delivered_on`, promised on time."""
+        transit = self.rng.randint(2, 4)
+        placed_on = delivered_on - timedelta(days=transit + 1)
+        order = self.order(person, lines, status="delivered", placed_on=placed_on, **kwargs)
+        self.ship(order, "delivered", placed_on + timedelta(days=1), delivered_on)
+        return order
+
+    def refund(
+        self, order: PlacedOrder, amount: int, reason: str, on: date, item_id: str | None = None
+    ) -> None:
+        """An earlier refund on `order`, to its payment method."""
+        self.patch["refunds"].append(
+            {
+                "id": self.ctx.new_id("RF"),
+                "order_id": order.id,
+                "order_item_id": item_id,
+                "payment_method_id": order.payment_method_id,
+                "amount_cents": amount,
+                "reason": reason,
+                "created_at": at(on, 12),
+            }
+        )
+
+    def credit(self, order: PlacedOrder, amount: int, on: date) -> None:
+        """An earlier delay compensation for `order`, added to the customer's balance."""
+        self.patch["store_credits"].append(
+            {
+                "id": self.ctx.new_id("SC"),
+                "customer_id": order.customer.id,
+                "order_id": order.id,
+                "amount_cents": amount,
+                "reason": "delay_compensation",
+                "created_at": at(on, 12),
+            }
+        )
+        row = next(r for r in self.patch["customers"] if r["id"] == order.customer.id)
+        row["store_credit_cents"] += amount
+
+    def stock(self, product_id: str, warehouse: str, *, available: int, reserve: int = 0) -> None:
+        """Overwrite a seed inventory row: `available` units free, plus `reserve` more units held."""
+        rows = self.ctx.rows(
+            "inventory", where=lambda r: r["product_id"] == product_id and r["warehouse"] == warehouse
+        )
+        if not rows:
+            raise ScenarioUnavailable(f"no usable inventory row for {product_id} in {warehouse}")
+        reserved = rows[0]["reserved"] + reserve
+        self.patch["inventory"].append(
+            {"id": rows[0]["id"], "on_hand": reserved + available, "reserved": reserved}
+        )
+
+
+def action(tool: str, **args: Any) -> Action:
+    """One gold (or wrong) tool call."""
+    return {"tool": tool, "args": args}
+
+
+def user(
+    person: Person,
+    *,
+    goal: str,
+    script: list[str],
+    detail: str = "",
+    known: dict[str, Any] | None = None,
+    unknown: list[str] | None = None,
+    instructions: str = "",
+) -> dict[str, Any]:
+    """The simulated customer: persona, goal, identity details they know, and their scripted lines."""
+    return {
+        "persona": person.persona(detail),
+        "goal": goal,
+        "known_info": {"email": person.email, "zip_code": person.zip_code, **(known or {})},
+        "unknown_info": unknown or [],
+        "instructions": instructions,
+        "script": script,
+    }
+
+
+#: How customers describe each return reason (rule 6 decides the fee from the reason).
+RETURN_REASON_TEXT: dict[str, tuple[str, ...]] = {
+    "changed_mind": (
+        "it works fine, I just changed my mind",
+        "I don't need it after all - nothing wrong with it",
+        "honestly I just don't like it as much as I thought",
+    ),
+    "defective": ("it stopped working after a couple of days", "it won't power on anymore"),
+    "damaged": ("it arrived with a cracked casing", "the box was crushed and it's dented"),
+    "wrong_item": (
+        "you sent me a different model than I ordered",
+        "the item in the box isn't what I ordered",
+    ),
+    "not_as_described": (
+        "it's missing features the listing promised",
+        "it doesn't match the description at all",
+    ),
+}
+
+
+def return_terms(person: Person, line: Line, quantity: int, reason: str) -> tuple[bool, int]:
+    """Rule 6: whether the return fee is waived, and the refund the return would pay (as `create_return`)."""
+    waived = fee_waived(person.tier, reason)
+    fee = 0 if waived else RETURN_FEE_CENTS
+    return waived, max(line.unit_price_cents * quantity - fee, 0)

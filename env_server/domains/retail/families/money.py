@@ -1,0 +1,244 @@
+"""Money-back families: delay compensation, price protection and lost parcels (reship, refund or hold)."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from env_server.domain import ScenarioContext
+from env_server.domains.retail.families._policy import (
+    APPROVAL_LIMIT_CENTS,
+    DELAY_MIN_DAYS,
+    DELAY_MIN_TOTAL_CENTS,
+    PRICE_PROTECTION_DAYS,
+    TIER,
+    TODAY,
+    delay_credit,
+)
+from env_server.domains.retail.families._scene import Scene, action, cents, day, user
+from shared.tasks import Task
+
+
+def delay_compensation(ctx: ScenarioContext) -> Task:
+    """A late order: store credit when the total and the delay reach the thresholds, once per order (R9)."""
+    scene = Scene(ctx)
+    rng = ctx.rng
+    person = scene.customer()
+    cheap = rng.random() < 0.3
+    product = scene.product(lambda p: (p["price_cents"] < 15000) == cheap)
+    quantity = rng.choice((1, 1, 2)) if cheap else 1
+    lines = [scene.line(product, quantity)]
+    if rng.random() < 0.3:
+        lines.append(
+            scene.line(scene.product(lambda p: p["id"] != product["id"] and p["price_cents"] < 20000))
+        )
+    late = rng.choice((0, 1, 2, 3, 3, 4, 5, 6, 8, 11))
+    in_transit = rng.random() < 0.25
+    if in_transit:  # not delivered yet: the delay counts up to today
+        promised = TODAY - timedelta(days=late)
+        order = scene.order(person, lines, status="shipped", placed_on=promised - timedelta(days=5))
+        scene.ship(order, "in_transit", order.placed_on + timedelta(days=1))
+        arrival = f"was promised for {day(promised)} and still hasn't arrived"
+    else:
+        placed_on = TODAY - timedelta(days=5 + late + rng.randint(1, 40))
+        order = scene.order(person, lines, status="delivered", placed_on=placed_on)
+        delivered_on = order.promised_date + timedelta(days=late)
+        scene.ship(order, "delivered", placed_on + timedelta(days=1), delivered_on)
+        arrival = f"was promised for {day(order.promised_date)} but only arrived on {day(delivered_on)}"
+    credit = delay_credit(order.total_cents)
+    already = rng.random() < 0.15
+    if already:
+        scene.credit(order, credit, TODAY - timedelta(days=1))
+    eligible = order.total_cents >= DELAY_MIN_TOTAL_CENTS and late >= DELAY_MIN_DAYS and not already
+    issue = action(
+        "issue_store_credit",
+        customer_id=person.id,
+        amount_cents=credit,
+        reason="delay_compensation",
+        order_id=order.id,
+    )
+    fields = {
+        "user": user(
+            person,
+            goal=f"Get compensation for the late delivery of order {order.id}.",
+            known={"order_id": order.id},
+            unknown=["the compensation rules", "the compensation amount"],
+            instructions="Store credit is fine. If told there is no compensation, accept the explanation.",
+            script=[
+                f"Hi, my order {order.id} {arrival}. Do I get any compensation for that?",
+                person.identity_line(),
+                "Okay, thanks." if not eligible else "Store credit works, thank you.",
+            ],
+        ),
+        "initial_patch": scene.initial_patch(),
+    }
+    if eligible:
+        return ctx.task(
+            difficulty_tags=["delay-compensation", "store-credit", "communicate", "generated"],
+            description=f"A {cents(order.total_cents)} order {late} days late: {cents(credit)} credit.",
+            gold_actions=[person.verify(), issue],
+            communicate=[cents(credit)],
+            **fields,
+        )
+    why = (
+        "already compensated"
+        if already
+        else f"total under {cents(DELAY_MIN_TOTAL_CENTS)}"
+        if order.total_cents < DELAY_MIN_TOTAL_CENTS
+        else f"only {late} day(s) late"
+    )
+    return ctx.task(
+        difficulty_tags=["refusal", "delay-compensation", "generated"],
+        description=f"Late-delivery compensation asked for a {cents(order.total_cents)} order: none, {why}.",
+        gold_actions=[action("get_order", order_id=order.id)],
+        wrong_actions=[person.verify(), issue],
+        **fields,
+    )
+
+
+def price_protection(ctx: ScenarioContext) -> Task:
+    """A price drop after delivery: Gold and Platinum get it back within 14 days, once per line (R10, R7)."""
+    scene = Scene(ctx)
+    rng = ctx.rng
+    person = scene.customer(extra_method=rng.random() < 0.5)
+    product = scene.product(lambda p: p["price_cents"] >= 5000)
+    quantity = rng.choice((1, 1, 2)) if product["price_cents"] < 15000 else 1
+    drop = rng.choice(
+        [d for d in (500, 1000, 2000, 2500, 5000, 10000, 15000) if d <= product["price_cents"] // 2]
+    )
+    line = scene.line(product, quantity, markup=drop)
+    since = rng.choice((1, 3, 5, 7, 9, 11, 13, 14, 14, 15, 16, 20, 25))
+    order = scene.delivered(
+        person, [line], TODAY - timedelta(days=since), method=rng.randrange(len(person.methods))
+    )
+    amount = drop * quantity
+    already = rng.random() < 0.1
+    if already:
+        scene.refund(order, amount, "price_adjustment", TODAY - timedelta(days=1), item_id=line.id)
+    covered = TIER[person.tier].price_protection
+    eligible = covered and since <= PRICE_PROTECTION_DAYS and not already
+    others = [
+        label for m, label in zip(person.methods, person.labels, strict=True) if m != order.payment_method_id
+    ]
+    ask = f" Could you send it to my {others[0]}?" if others and rng.random() < 0.5 else ""
+    refund = action(
+        "issue_refund",
+        order_id=order.id,
+        amount_cents=amount,
+        payment_method_id=order.payment_method_id,
+        reason="price_adjustment",
+        order_item_id=line.id,
+    )
+    paid = f"{cents(line.unit_price_cents)}" + (" each" if quantity > 1 else "")
+    fields = {
+        "user": user(
+            person,
+            goal=f"Get the price difference on the {product['name']} from order {order.id}.",
+            known={"order_id": order.id, "price_paid_cents": line.unit_price_cents},
+            unknown=["whether their tier has price protection"],
+            instructions="If told the refund must go to the original payment method, accept. "
+            "If told there is no price protection, accept.",
+            script=[
+                f"Hi, I bought the {product['name']} for {paid} (order {order.id}) and now it's "
+                f"{cents(product['price_cents'])} on your site. Can I get the difference back?{ask}",
+                person.identity_line(),
+                "Alright, thanks.",
+            ],
+        ),
+        "initial_patch": scene.initial_patch(),
+    }
+    if eligible:
+        return ctx.task(
+            difficulty_tags=["price-protection", "refund", "communicate", "generated"],
+            description=f"{TIER[person.tier].name} price protection {since} days after delivery: "
+            f"refund {cents(amount)} to the original payment method.",
+            gold_actions=[
+                person.verify(),
+                refund,
+            ],
+            communicate=[cents(amount)] if rng.random() < 0.5 else [],
+            **fields,
+        )
+    why = (
+        "already adjusted"
+        if already
+        else f"{TIER[person.tier].name} has no price protection"
+        if not covered
+        else f"{since} days after delivery"
+    )
+    return ctx.task(
+        difficulty_tags=["refusal", "price-protection", "generated"],
+        description=f"Price difference of {cents(amount)} asked: refuse, {why}.",
+        gold_actions=[action("get_order", order_id=order.id)],
+        wrong_actions=[person.verify(), refund],
+        **fields,
+    )
+
+
+def lost_parcel(ctx: ScenarioContext) -> Task:
+    """A lost parcel: reship if in stock, else refund the unrefunded rest, held above $1,000 (R13, R8, R7)."""
+    scene = Scene(ctx)
+    rng = ctx.rng
+    person = scene.customer(extra_method=rng.random() < 0.5)
+    first = scene.product()
+    lines = [scene.line(first, rng.choice((1, 2)) if first["price_cents"] < 10000 else 1)]
+    if rng.random() < 0.35:
+        lines.append(scene.line(scene.product(lambda p: p["id"] != first["id"])))
+    placed_on = TODAY - timedelta(days=rng.randint(6, 30))
+    order = scene.order(
+        person, lines, status="shipped", placed_on=placed_on, method=rng.randrange(len(person.methods))
+    )
+    scene.ship(order, "lost", placed_on + timedelta(days=1))
+    in_stock = rng.random() < 0.45
+    short = rng.randrange(len(lines))
+    for i, line in enumerate(lines):
+        available = rng.randint(line.quantity, line.quantity + 12) if in_stock or i != short else 0
+        scene.stock(line.product["id"], order.warehouse, available=available)
+    earlier = 0
+    if rng.random() < 0.15 and order.total_cents > 5000:
+        earlier = rng.choice((1000, 2000, 2500))
+        scene.refund(order, earlier, "billing_error", placed_on + timedelta(days=1))
+    amount = order.total_cents - earlier
+    others = [
+        label for m, label in zip(person.methods, person.labels, strict=True) if m != order.payment_method_id
+    ]
+    wish = f" Please put it on my {others[0]}." if others and rng.random() < 0.5 else ""
+    if in_stock:
+        final = action("reship_order", order_id=order.id)
+        outcome = "in stock, so the order is reshipped"
+    elif amount > APPROVAL_LIMIT_CENTS:
+        final = action(
+            "create_approval_request",
+            order_id=order.id,
+            kind="refund",
+            amount_cents=amount,
+            summary=f"Lost parcel, not in stock in {order.warehouse}; refund {cents(amount)} needs approval.",
+        )
+        outcome = f"out of stock and {cents(amount)} is above $1,000, so an approval request"
+    else:
+        final = action(
+            "issue_refund",
+            order_id=order.id,
+            amount_cents=amount,
+            payment_method_id=order.payment_method_id,
+            reason="lost_package",
+        )
+        outcome = f"out of stock, so {cents(amount)} is refunded to the original payment"
+    return ctx.task(
+        difficulty_tags=["lost-parcel", "reship" if in_stock else "refund", "generated"],
+        description=f"The carrier lost order {order.id}: {outcome}.",
+        user=user(
+            person,
+            goal=f"Sort out lost order {order.id}: a replacement or the money back.",
+            known={"order_id": order.id},
+            unknown=["stock levels", "the approval limit"],
+            instructions="You would prefer your money back but accept a replacement parcel or a supervisor "
+            "hold if the agent explains the policy.",
+            script=[
+                f"Hi, the carrier says my parcel for order {order.id} is lost. I'd like my money back.{wish}",
+                person.identity_line(),
+                "Fine, go ahead with what you can do.",
+            ],
+        ),
+        initial_patch=scene.initial_patch(),
+        gold_actions=[person.verify(), final],
+    )
