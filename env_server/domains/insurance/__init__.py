@@ -1,6 +1,7 @@
 """The auto-insurance domain: policyholders calling about policies, vehicles, drivers, billing and claims."""
 
 from env_server.domain import Domain, volatile
+from env_server.domains.insurance.families import FAMILIES
 from env_server.domains.insurance.models import NOW, Base
 from env_server.domains.insurance.seed import seed
 from env_server.domains.insurance.tools import TOOLS
@@ -35,6 +36,7 @@ domain = Domain.from_package(
     ),
     seed_value=20261001,
     canary_action=CANARY_ACTION,
+    families=FAMILIES,
 )
 
 __all__ = ["domain"]

@@ -1,0 +1,172 @@
+"""Policy figures, reference lists and phrasing shared by the insurance scenario families.
+
+Figures the domain already defines (deductible options, the states without exclusions, instalment limits)
+are imported from it; the ones `policy.md` states only in prose are named here once, with their rule.
+"""
+
+from __future__ import annotations
+
+from datetime import date
+from typing import Any
+
+from env_server.domains.insurance.models import NOW, Policy, Vehicle
+from env_server.domains.insurance.seed import NO_EXCLUSION_STATES
+
+TODAY = NOW.date()
+#: Rule 7.1: a claim is filed within this many days of the incident.
+FILING_WINDOW_DAYS = 30
+#: Rule 8.1: an estimate of at least this goes to an adjuster.
+ADJUSTER_THRESHOLD_CENTS = 500_000
+#: Rule 11.1: a lapse may be reinstated up to this many days after `lapsed_on`.
+REINSTATE_WINDOW_DAYS = 30
+#: Rule 5.1: at most this many active vehicles per policy.
+MAX_VEHICLES = 4
+#: Rule 5.2: a vehicle of this model year or older is rated by underwriting.
+UNDERWRITING_MAX_YEAR = 2001
+#: Rule 3.3: a new driver younger than this is referred to underwriting.
+ADULT_AGE = 18
+#: Rule 7.3: the coverage that responds to each cause of loss.
+COVERAGE_BY_CAUSE = {
+    "vehicle_collision": "collision",
+    "object_collision": "collision",
+    "animal": "comprehensive",
+    "theft": "comprehensive",
+    "vandalism": "comprehensive",
+    "weather": "comprehensive",
+    "fire": "comprehensive",
+    "falling_object": "comprehensive",
+    "glass_breakage": "glass",
+}
+#: How a customer describes each cause.
+INCIDENT = {
+    "vehicle_collision": "another car hit me at an intersection",
+    "object_collision": "I backed into a concrete pillar in a parking garage",
+    "animal": "I hit a deer on a country road",
+    "theft": "my car was broken into and the stereo and wheels were stolen",
+    "vandalism": "someone keyed the whole side of the car and slashed a tyre",
+    "weather": "a hail storm dented the roof and hood",
+    "fire": "a fire in the carport damaged the rear of the car",
+    "falling_object": "a tree branch fell on the car during the night",
+    "glass_breakage": "a stone cracked the windshield on the highway",
+}
+STATES_WITHOUT_EXCLUSIONS = tuple(sorted(NO_EXCLUSION_STATES))
+
+Row = dict[str, Any]
+Action = dict[str, Any]
+
+# fmt: off
+FIRST_NAMES = (
+    "Abigail", "Bernard", "Celeste", "Desmond", "Esther", "Felix", "Georgia", "Harlan", "Isla", "Jerome",
+    "Katrina", "Leon", "Marisol", "Nolan", "Octavia", "Preston", "Rosalind", "Silas", "Thea", "Ulrich",
+    "Valeria", "Warren", "Xenia", "Yvette", "Zachary", "Beatrix", "Cormac", "Delphine",
+)
+LAST_NAMES = (
+    "Ashford", "Brennan", "Calloway", "Delgado", "Ellison", "Ferreira", "Gunderson", "Holloway", "Ingram",
+    "Jablonski", "Kessler", "Lindqvist", "Montague", "Nakashima", "Oduya", "Pemberton", "Quintero",
+    "Rasmussen", "Stavros", "Thornbury", "Underwood", "Vasquez", "Whitaker", "Yamamoto", "Zielinski",
+)
+STREETS = (
+    "Aspen Ct", "Bayview Ave", "Chestnut St", "Dogwood Ln", "Evergreen Ter", "Foxglove Dr", "Granite Rd",
+    "Heron Way", "Ironwood Pl", "Juniper St", "Kingfisher Rd", "Larkspur Ave",
+)
+#: State -> area code and (city, ZIP prefix) pairs.
+GEOGRAPHY: dict[str, tuple[str, tuple[tuple[str, str], ...]]] = {
+    "AZ": ("602", (("Phoenix", "850"), ("Flagstaff", "860"))),
+    "CA": ("559", (("Fresno", "937"), ("Oakland", "946"))),
+    "CO": ("719", (("Colorado Springs", "809"), ("Fort Collins", "805"))),
+    "FL": ("904", (("Jacksonville", "322"), ("Tallahassee", "323"))),
+    "GA": ("706", (("Athens", "306"), ("Augusta", "309"))),
+    "IL": ("217", (("Champaign", "618"), ("Rockford", "611"))),
+    "KS": ("785", (("Manhattan", "665"), ("Salina", "674"))),
+    "MI": ("616", (("Kalamazoo", "490"), ("Ann Arbor", "481"))),
+    "NC": ("704", (("Charlotte", "282"), ("Wilmington", "284"))),
+    "NY": ("315", (("Syracuse", "132"), ("Ithaca", "148"))),
+    "OH": ("513", (("Cincinnati", "452"), ("Akron", "443"))),
+    "PA": ("215", (("Philadelphia", "191"), ("Scranton", "185"))),
+    "TX": ("713", (("Houston", "770"), ("San Antonio", "782"))),
+    "VA": ("757", (("Virginia Beach", "234"), ("Charlottesville", "229"))),
+    "WA": ("360", (("Olympia", "985"), ("Bellingham", "982"))),
+}
+STYLES = (
+    "polite and brief", "chatty, gives more detail than needed", "in a hurry, short messages",
+    "a little stressed but reasonable", "careful, double-checks every number", "friendly and relaxed",
+)
+# fmt: on
+VIN_CHARS = "ABCDEFGHJKLMNPRSTUVWXYZ0123456789"
+STATES = tuple(GEOGRAPHY)
+
+
+def cents(amount: int) -> str:
+    """Cents as the dollars a person says: 4490 -> "$44.90", 189900 -> "$1,899.00"."""
+    return f"${amount // 100:,}.{amount % 100:02d}"
+
+
+def whole_dollars(amount: int) -> str:
+    """A round amount as people say it: 100000 -> "$1,000"."""
+    return f"${amount // 100:,}"
+
+
+def day(value: date) -> str:
+    """A date as people say it: "September 15, 2026"."""
+    return f"{value.strftime('%B')} {value.day}, {value.year}"
+
+
+def day_iso(value: str) -> str:
+    """An ISO date as people say it."""
+    return day(date.fromisoformat(value))
+
+
+def action(tool: str, **args: Any) -> Action:
+    """A gold (or wrong) action."""
+    return {"tool": tool, "args": args}
+
+
+def ceil_div(a: int, b: int) -> int:
+    """`a / b` rounded up, in integers."""
+    return -(-a // b)
+
+
+def add_vehicle(vehicle: Vehicle) -> Action:
+    """The `add_vehicle` call that puts `vehicle` (a row not in the patch) on its policy."""
+    args: Action = {
+        "policy_id": vehicle.policy_id,
+        "vin": vehicle.vin,
+        "year": vehicle.year,
+        "make": vehicle.make,
+        "model": vehicle.model,
+        "usage": vehicle.usage,
+        "ownership": vehicle.ownership,
+    }
+    if vehicle.lienholder is not None:
+        args["lienholder"] = vehicle.lienholder
+    return action("add_vehicle", **args)
+
+
+def car(vehicle: Vehicle) -> str:
+    """How people name a vehicle: "2021 Honda CR-V"."""
+    return f"{vehicle.year} {vehicle.make} {vehicle.model}"
+
+
+def describe_car(vehicle: Vehicle) -> str:
+    """A new vehicle's details as the customer reads them off the paperwork."""
+    use = {
+        "pleasure": "for errands and weekends",
+        "commute": "to drive to work",
+        "business": "for my business",
+    }
+    owned = (
+        "I own it outright"
+        if vehicle.ownership == "owned"
+        else f"it's {vehicle.ownership} through {vehicle.lienholder}"
+    )
+    return f"It's a {car(vehicle)}, VIN {vehicle.vin}; {owned}, and I'll use it {use[vehicle.usage]}."
+
+
+def id_cards(policy_id: str) -> Action:
+    """Rule 5.5: new ID cards by email after a vehicle change on an active policy."""
+    return action("send_policy_document", policy_id=policy_id, doc_type="id_card", delivery="email")
+
+
+def full_coverage(policy: Policy) -> bool:
+    """Whether the policy carries both collision and comprehensive (rule 5.3)."""
+    return policy.collision_deductible_cents is not None and policy.comprehensive_deductible_cents is not None

@@ -1,0 +1,202 @@
+"""Claim families: losses that cannot be filed (window, coverage, deductible) and the payout decision.
+
+A claim filed in the episode gets the sandbox's first generated ID (CLM-90001), which a benchmark task
+also names, so generated tasks never decide a claim filed in the same episode: the decision family works on
+a claim the customer reported online (open, awaiting the payout decision), and the filing family covers
+the losses rule 7 says are not filed at all.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from env_server.domain import ScenarioContext
+from env_server.domains.insurance.families._common import (
+    ADJUSTER_THRESHOLD_CENTS,
+    COVERAGE_BY_CAUSE,
+    FILING_WINDOW_DAYS,
+    INCIDENT,
+    TODAY,
+    action,
+    car,
+    cents,
+    day,
+)
+from env_server.domains.insurance.families._scene import Scene
+from shared.tasks import Task
+
+
+def not_fileable(ctx: ScenarioContext) -> Task:
+    """Rules 7.1, 7.2, 7.3, 7.5: too late, not in force, not covered, or not above the deductible.
+
+    The wrong trajectory files the claim anyway (under the coverage a careless agent would pick).
+    """
+    scene, rng = Scene(ctx), ctx.rng
+    variant = rng.choices(
+        ("late", "not-in-force", "no-coverage", "below-deductible"), weights=(30, 25, 20, 25)
+    )[0]
+    cause = rng.choice(sorted(COVERAGE_BY_CAUSE))
+    coverage = COVERAGE_BY_CAUSE[cause]
+    filed_as = coverage
+    incident = TODAY - timedelta(days=rng.randint(1, FILING_WINDOW_DAYS - 1))
+    if variant == "late":
+        incident = TODAY - timedelta(days=rng.choice((FILING_WINDOW_DAYS + 1, *range(32, 80))))
+        holder = scene.holder(
+            status=rng.choice(("active", "grace")),
+            collision=True,
+            comprehensive=True,
+            term_start=TODAY - timedelta(days=rng.randint(100, 330)),
+        )
+        why = f"the incident on {incident} is more than 30 days ago"
+    elif variant == "not-in-force":
+        status = rng.choice(("lapsed", "cancelled"))
+        ended = TODAY - timedelta(days=rng.randint(6, FILING_WINDOW_DAYS - 2))
+        incident = ended + timedelta(days=rng.randint(1, (TODAY - ended).days - 1))
+        holder = scene.holder(status=status, collision=True, comprehensive=True, status_day=ended)
+        why = f"the policy was {status} on {ended}, before the incident"
+    elif variant == "no-coverage":
+        if coverage == "collision":
+            holder = scene.holder(collision=False, comprehensive=rng.random() < 0.5)
+            filed_as = "comprehensive" if holder.has("comprehensive") else "liability"
+        else:
+            holder = scene.holder(collision=True, comprehensive=False)
+            filed_as = "collision"
+        why = f"the policy has no {'collision' if coverage == 'collision' else 'comprehensive'} coverage"
+    else:
+        holder = scene.holder(collision=True, comprehensive=True)
+        if holder.deductible(coverage) == 0:  # full glass: nothing is below it; a non-glass loss instead
+            cause = rng.choice(("weather", "vandalism", "object_collision"))
+            coverage = filed_as = COVERAGE_BY_CAUSE[cause]
+        why = f"the estimate does not exceed the {coverage} deductible"
+    deductible = holder.deductible(filed_as)
+    if variant == "below-deductible":
+        estimate = rng.choice((deductible, rng.randint(deductible // 400, deductible // 100) * 100 - 5000))
+        estimate = max(estimate, 5000)
+    else:
+        estimate = deductible + rng.randint(300, 4500) * 100 + rng.choice((0, 50))
+    vehicle = rng.choice(holder.active_vehicles)
+    pid = holder.policy_id
+    file = action(
+        "file_claim",
+        policy_id=pid,
+        vehicle_id=vehicle.vehicle_id,
+        incident_date=incident.isoformat(),
+        cause=cause,
+        coverage=filed_as,
+        estimated_damage_cents=estimate,
+        injuries=False,
+        description=INCIDENT[cause].capitalize() + ".",
+    )
+    user = {
+        "persona": holder.persona("wants the damage paid"),
+        "goal": f"File a claim for the {car(vehicle)} on policy {pid}",
+        "known_info": holder.known(
+            policy_id=pid,
+            incident=f"{INCIDENT[cause]} on {incident}; repair estimate {cents(estimate)}; nobody was hurt",
+        ),
+        "unknown_info": ["the claim rules"],
+        "instructions": "Give the incident details when asked. If the agent says the claim cannot be filed, "
+        "ask once whether an exception is possible, then accept.",
+        "script": [
+            f"{holder.hello()} I need to file a claim on policy {pid} for my {car(vehicle)}: "
+            f"{INCIDENT[cause]}.",
+            f"{holder.identity_line()} It happened on {day(incident)} and the shop estimates "
+            f"{cents(estimate)}. Nobody was hurt.",
+            "Can't you make an exception?",
+            "Okay, I understand.",
+        ],
+    }
+    return ctx.task(
+        difficulty_tags=[
+            "claims",
+            "refusal",
+            variant,
+            *(["dates"] if variant in ("late", "not-in-force") else []),
+        ],
+        description=f"A claim for {cause.replace('_', ' ')} is not filed: {why}.",
+        user=user,
+        initial_patch=scene.initial_patch(),
+        gold_actions=[holder.find(), action("get_policy", policy_id=pid)],
+        wrong_actions=[holder.verify(), file],
+    )
+
+
+def decide_claim(ctx: ScenarioContext) -> Task:
+    """Rules 7.4, 8.1, 8.2, 8.3: approve (payout = estimate - deductible) or refer to an adjuster.
+
+    $5,000 or more, an injury or a theft goes to an adjuster (the hold), and a theft also gets a police
+    report request; anything else is approved, and the agent states the payout.
+    """
+    scene, rng = Scene(ctx), ctx.rng
+    cause = rng.choice(sorted(COVERAGE_BY_CAUSE))
+    coverage = COVERAGE_BY_CAUSE[cause]
+    holder = scene.holder(
+        status=rng.choice(("active", "active", "grace")),
+        collision=True if coverage == "collision" else None,
+        comprehensive=True if coverage != "collision" else None,
+    )
+    deductible = holder.deductible(coverage)
+    if rng.random() < 0.35:
+        estimate = rng.choice((ADJUSTER_THRESHOLD_CENTS, rng.randint(5_001, 15_000) * 100))
+    else:
+        estimate = rng.randint(deductible // 100 + 100, 4_999) * 100 + rng.choice((0, 0, 25, 50))
+    injuries = coverage == "collision" and rng.random() < 0.2
+    reported = TODAY - timedelta(days=rng.randint(0, 2))
+    incident = reported - timedelta(days=rng.randint(0, 12))
+    vehicle = rng.choice(holder.active_vehicles)
+    claim = scene.claim(
+        holder,
+        vehicle,
+        cause=cause,
+        incident=incident,
+        reported=reported,
+        estimate=estimate,
+        injuries=injuries,
+    )
+    cid, pid = claim.claim_id, holder.policy_id
+    refer = estimate >= ADJUSTER_THRESHOLD_CENTS or injuries or cause == "theft"
+    hurt = " My passenger hurt her neck and saw a doctor." if injuries else " Nobody was hurt."
+    user = {
+        "persona": holder.persona("filed a claim online and wants it paid"),
+        "goal": f"Get claim {cid} on policy {pid} decided and paid",
+        "known_info": holder.known(policy_id=pid, claim_id=cid, incident=INCIDENT[cause]),
+        "unknown_info": ["the approval limits", "the deductible"],
+        "instructions": "Ask for the claim to be paid. Accept an adjuster review if the agent explains it; "
+        "agree to upload a police report if asked.",
+        "script": [
+            f"{holder.hello()} I reported claim {cid} online on {day(reported)}: {INCIDENT[cause]}. The "
+            "app says it's waiting for a decision. Can you finish it and tell me what I'll get?",
+            holder.identity_line() + hurt,
+            "All right, thank you.",
+        ],
+    }
+    head = [holder.find(), holder.verify(), action("get_claim", claim_id=cid)]
+    if refer:
+        why = (
+            "theft" if cause == "theft" else "an injury" if injuries else f"an estimate of {cents(estimate)}"
+        )
+        police = (
+            [action("request_claim_document", claim_id=cid, doc_type="police_report")]
+            if cause == "theft"
+            else []
+        )
+        return ctx.task(
+            difficulty_tags=["claims", "adjuster", "hold", "communicate", *(["documents"] if police else [])],
+            description=f"A claim with {why} goes to an adjuster"
+            + (" with a police report request" if police else "")
+            + "; no payout is promised.",
+            user=user,
+            initial_patch=scene.initial_patch(),
+            gold_actions=[*head, action("refer_claim_to_adjuster", claim_id=cid), *police],
+            communicate=["adjuster"],
+        )
+    payout = estimate - claim.deductible_cents
+    return ctx.task(
+        difficulty_tags=["claims", "deductible", "payout", "communicate"],
+        description=f"A {cents(estimate)} {coverage} claim is approved: {cents(payout)} after the "
+        f"{cents(claim.deductible_cents)} deductible.",
+        user=user,
+        initial_patch=scene.initial_patch(),
+        gold_actions=[*head, action("approve_claim_payout", claim_id=cid)],
+        communicate=[cents(payout)],
+    )
