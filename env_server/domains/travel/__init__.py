@@ -4,6 +4,7 @@ Exports `domain`, registered under the `groundstate.domains` entry point as "tra
 """
 
 from env_server.domain import Domain, GoldAction, volatile
+from env_server.domains.travel.families import FAMILIES
 from env_server.domains.travel.models import NOW, Base
 from env_server.domains.travel.seed import seed
 from env_server.domains.travel.tools import TOOLS
@@ -32,6 +33,7 @@ domain = Domain.from_package(
         tool="subscribe_flight_alerts",
         args={"flight_id": "FL-10322", "channel": "email", "contact": "canary.watch@example.com"},
     ),
+    families=FAMILIES,
 )
 
 __all__ = ["domain"]

@@ -1,0 +1,252 @@
+"""Families about money owed on a trip.
+
+Delay compensation (rules 5, 9-11, with the supervisor limit) and cancellation refunds (rules 7-8, with the
+refund-exception hold). Amounts come from `_policy` and the fare class rows.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from env_server.domain import ScenarioContext
+from env_server.domains.travel.families._policy import (
+    COMPENSATION_LIMIT_CENTS,
+    DAY,
+    WEEK,
+    Action,
+    Row,
+    compensation_due,
+    day_phrase,
+    dollars,
+    refund_percent,
+    when,
+)
+from env_server.domains.travel.families._scene import Person, Scene, Trip
+from env_server.domains.travel.models import NOW
+from env_server.domains.travel.seed import CAUSES
+from shared.tasks import Task
+
+_DELAYS = (45, 95, 150, 175, 180, 190, 240, 300, 359, 360, 420, 480)
+FARES = ("BASIC", "STANDARD", "FLEX", "BUSINESS")
+
+
+def _past_disruption(scene: Scene) -> Row:
+    """A fresh flight of the past week that landed late or was cancelled, for any cause."""
+    like = scene.ctx.pick("flights")
+    day = NOW.date() - timedelta(days=scene.rng.randint(1, 8))
+    cause = scene.rng.choice(CAUSES)
+    if scene.rng.random() < 0.3:
+        return scene.fresh_flight(like, day, "cancelled", 0, cause)
+    return scene.fresh_flight(like, day, "landed", scene.rng.choice(_DELAYS), cause)
+
+
+def issue(trip: Trip, flight: Row, amount: int) -> Action:
+    """Rule 11: a voucher up to the limit, a supervisor review above it."""
+    if amount > COMPENSATION_LIMIT_CENTS:
+        return {
+            "tool": "request_supervisor_review",
+            "args": {
+                "reservation_id": trip.reservation_id,
+                "category": "compensation",
+                "amount_cents": amount,
+                "summary": f"Compensation of {dollars(amount)} for {flight['flight_number']} exceeds the "
+                "agent limit.",
+            },
+        }
+    return {
+        "tool": "issue_compensation",
+        "args": {
+            "reservation_id": trip.reservation_id,
+            "flight_id": flight["flight_id"],
+            "amount_cents": amount,
+        },
+    }
+
+
+def trouble(flight: Row) -> str:
+    """What happened to a disrupted flight, as the customer says it."""
+    cause = flight["disruption_cause"].replace("_", " ")
+    if flight["status"] == "cancelled":
+        return f"was cancelled by the airline ({cause})"
+    return f"landed {flight['delay_minutes']} minutes late ({cause})"
+
+
+def compensation(ctx: ScenarioContext) -> Task:
+    """Rules 5, 9-11: compensation for a disrupted flight by delay, cause, travellers and tier.
+
+    Above $500 a supervisor review instead; nothing when the disruption is not eligible.
+    """
+    scene = Scene(ctx)
+    flight = _past_disruption(scene)
+    holder = scene.person(loyalty=0.7)
+    trip = scene.trip(
+        holder, scene.rng.choice(FARES), [flight], scene.rng.choices((1, 2, 3, 4), (40, 35, 15, 10))[0]
+    )
+    amount = compensation_due(flight, len(trip.travellers), holder.tier)
+    tier = f"a {holder.tier}-tier loyalty member" if holder.tier else "not in the loyalty programme"
+    user = {
+        "persona": scene.persona(holder, f"{tier}, unhappy about a disrupted flight"),
+        "goal": f"Get compensation for {flight['flight_number']} on {day_phrase(when(flight))}",
+        "known_info": holder.known(reservation_id=trip.reservation_id, flight=flight["flight_number"]),
+        "unknown_info": ["whether compensation is due", "how much"],
+        "instructions": "Accept a voucher, a supervisor review, or a refusal the agent explains.",
+        "script": [
+            f"Hello. My flight {flight['flight_number']} on {day_phrase(when(flight))} {trouble(flight)}. "
+            f"Reservation {trip.reservation_id}, {len(trip.travellers)} of us travelling. Is there "
+            "compensation?",
+            holder.identity_line(),
+            "Okay, thank you.",
+        ],
+    }
+    common = {"user": user, "initial_patch": scene.initial_patch()}
+    if not amount:
+        hypothetical = compensation_due(
+            {**flight, "disruption_cause": "mechanical", "delay_minutes": max(flight["delay_minutes"], 180)},
+            len(trip.travellers),
+            holder.tier,
+        )
+        return ctx.task(
+            difficulty_tags=["refusal", "compensation", flight["disruption_cause"]],
+            description="No compensation: the cause is not controllable or the delay is under 180 minutes.",
+            gold_actions=[trip.get()],
+            wrong_actions=[
+                holder.verify(),
+                trip.get(),
+                issue(trip, flight, min(hypothetical, COMPENSATION_LIMIT_CENTS)),
+            ],
+            **common,
+        )
+    review = amount > COMPENSATION_LIMIT_CENTS
+    return ctx.task(
+        difficulty_tags=[
+            "compensation",
+            "supervisor-review" if review else "voucher",
+            holder.tier or "no-loyalty",
+        ],
+        description=f"Compensation of {dollars(amount)} ({len(trip.travellers)} travellers, "
+        f"{holder.tier or 'no'} tier)" + (": above $500, a supervisor decides." if review else "."),
+        gold_actions=[holder.verify(), trip.get(), issue(trip, flight, amount)],
+        wrong_actions=[
+            holder.verify(),
+            trip.get(),
+            issue(trip, flight, min(amount, COMPENSATION_LIMIT_CENTS)),
+        ]
+        if review
+        else [],
+        communicate=["supervisor"] if review else [],
+        **common,
+    )
+
+
+def _cancellable_trip(scene: Scene, holder: Person, fare_code: str) -> tuple[Trip, bool]:
+    """A future trip, sometimes booked in the last 24 hours, sometimes hit by an airline cancellation."""
+    cabin = scene.fares[fare_code]["cabin"]
+    travellers = scene.rng.choices((1, 2, 3, 4), (45, 35, 15, 5))[0]
+    # Rule 7's notice brackets: under 24 h, 24 h to 7 days, 7 days or more.
+    low, high = scene.rng.choice(((NOW, NOW + DAY), (NOW + DAY, NOW + WEEK), (NOW + WEEK, NOW + 2 * WEEK)))
+    airline_cancelled = scene.rng.random() < 0.15
+    if airline_cancelled:
+        like = scene.ctx.pick("flights")
+        cause = scene.rng.choice(CAUSES)
+        outbound = scene.fresh_flight(like, low.date() + timedelta(days=1), "cancelled", 0, cause)
+    else:
+        outbound = scene.upcoming(lambda f: low <= when(f) < high)
+    back = scene.return_after(outbound, cabin, travellers) if scene.rng.random() < 0.5 else None
+    flights = [outbound, back] if back else [outbound]
+    booked_at = None
+    if when(outbound) - NOW >= timedelta(days=7) and scene.rng.random() < 0.3:
+        booked_at = NOW - timedelta(hours=scene.rng.randint(1, 22), minutes=scene.rng.randint(0, 59))
+    return scene.trip(holder, fare_code, flights, travellers, booked_at=booked_at), airline_cancelled
+
+
+def cancel_refund(ctx: ScenarioContext) -> Task:
+    """Rules 7-8: cancel and refund by fare class and notice.
+
+    100% after an airline cancellation or within 24 h of booking; an illness or bereavement request for more
+    than the rules allow goes to a supervisor instead.
+    """
+    scene = Scene(ctx)
+    fare_code = scene.rng.choices(FARES, weights=(25, 35, 25, 15))[0]
+    holder = scene.person()
+    trip, airline_cancelled = _cancellable_trip(scene, holder, fare_code)
+    pct = refund_percent(trip.fare, trip.booked_at, when(trip.flights[0]), airline_cancelled)
+    refund = trip.ticket_value * pct // 100
+    reason = scene.rng.choice(
+        ("Plans changed", "Trip no longer needed", "Meeting cancelled", "Found another way")
+    )
+    cancel: Action = {
+        "tool": "cancel_reservation",
+        "args": {"reservation_id": trip.reservation_id, "refund_cents": refund, "reason": reason},
+    }
+    first = trip.flights[0]
+    opening = (
+        f"Hi, I need to cancel reservation {trip.reservation_id} — {first['flight_number']} on "
+        f"{day_phrase(when(first))}."
+    )
+    if airline_cancelled:
+        opening += " You cancelled that flight anyway."
+    if pct < 100 and not airline_cancelled and scene.rng.random() < 0.3:
+        illness = scene.rng.choice(
+            ("I've been diagnosed with pneumonia", "there has been a death in the family")
+        )
+        return ctx.task(
+            difficulty_tags=["refund-exception", "supervisor-review", fare_code.lower()],
+            description=f"A refund beyond the fare rules ({pct}% due) for illness or bereavement: hold for a "
+            "supervisor, do not cancel.",
+            user={
+                "persona": scene.persona(holder, "going through a hard time"),
+                "goal": f"Get a full refund of reservation {trip.reservation_id} because {illness}",
+                "known_info": holder.known(reservation_id=trip.reservation_id),
+                "unknown_info": ["the refund rules"],
+                "instructions": "Insist on a full refund. Accept that a supervisor will review it; do not "
+                "cancel for a partial refund.",
+                "script": [
+                    f"{opening} Unfortunately {illness}, so I need a full refund, please.",
+                    holder.identity_line(),
+                    "Yes, please ask a supervisor. I'll wait to hear back before cancelling anything.",
+                ],
+            },
+            initial_patch=scene.initial_patch(),
+            gold_actions=[
+                holder.verify(),
+                trip.get(),
+                {
+                    "tool": "request_supervisor_review",
+                    "args": {
+                        "reservation_id": trip.reservation_id,
+                        "category": "refund_exception",
+                        "amount_cents": trip.ticket_value,
+                        "summary": f"Full refund requested because {illness}.",
+                    },
+                },
+            ],
+            wrong_actions=[
+                holder.verify(),
+                trip.get(),
+                {**cancel, "args": {**cancel["args"], "refund_cents": trip.ticket_value}},
+            ],
+            communicate=["supervisor"],
+        )
+    return ctx.task(
+        difficulty_tags=["cancellation", "refund", fare_code.lower(), f"refund-{pct}"]
+        + (["airline-cancelled"] if airline_cancelled else []),
+        description=f"Cancel a {trip.fare['name']} trip {(when(first) - NOW) // timedelta(hours=1)} h before "
+        "departure"
+        + (" after the airline cancelled a flight" if airline_cancelled else "")
+        + f": {pct}% of {dollars(trip.ticket_value)} back.",
+        user={
+            "persona": scene.persona(holder, "who no longer needs the trip"),
+            "goal": f"Cancel reservation {trip.reservation_id} and get back what the rules allow",
+            "known_info": holder.known(reservation_id=trip.reservation_id, reason=reason),
+            "unknown_info": ["the refund amount"],
+            "instructions": "Accept the refund the agent quotes, even if it is nothing, and confirm the "
+            "cancellation.",
+            "script": [
+                opening,
+                holder.identity_line(),
+                "Yes, cancel the whole reservation, even if I get nothing back.",
+            ],
+        },
+        initial_patch=scene.initial_patch(),
+        gold_actions=[holder.verify(), trip.get(), cancel],
+    )
