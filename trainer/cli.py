@@ -1,28 +1,33 @@
-"""Command-line commands of the measuring side: `metrics`, `select` and `report` over a run directory.
+"""The trainer's commands: campaigns (`eval`, `probe`) and measures (`metrics`, `select`, `report`).
 
-`app` is a Typer app; the `groundstate` console script mounts it. Every command reads `RUN_DIR/results.jsonl`
-(see `trainer.results`).
+`app` is a Typer app; the `groundstate` console script mounts it. Campaigns write `RUN_DIR/results.jsonl` (see
+`trainer.evaluate`); every measuring command reads it (see `trainer.results`).
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated
 
 import typer
+from pydantic import ValidationError
 from rich.console import Console
 from rich.table import Table
 
+from shared.errors import ClientError
+from trainer.evaluate import CampaignConfig, CampaignError, CampaignSummary, evaluate
 from trainer.metrics import GroupMetrics, Metrics, Pricing, compute_metrics
+from trainer.policies import PolicySpecError, UnknownNameError
 from trainer.report import write_report
 from trainer.results import TrialResult, read_results
 from trainer.selection import BANDS, DEFAULT_MIN_TRIALS, SelectionError, select_pool
 
-__all__ = ["app", "metrics_command", "report_command", "select_command"]
+__all__ = ["app", "eval_command", "metrics_command", "probe_command", "report_command", "select_command"]
 
 app = typer.Typer(
-    help="Measure evaluation runs: metrics, difficulty selection, HTML reports.",
+    help="Run evaluation campaigns and measure them: metrics, difficulty selection, HTML reports.",
     no_args_is_help=True,
     add_completion=False,
 )
@@ -167,3 +172,164 @@ def report_command(
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(1) from exc
     typer.echo(str(target))
+
+
+# -- campaigns: eval and probe -------------------------------------------------------------------------------
+
+PolicyOpt = Annotated[
+    str,
+    typer.Option(
+        "--policy",
+        help="Policy spec KIND[:TARGET][?opt=val&...]: openai:MODEL[@BASE_URL], local:smollm2, local:PATH, "
+        "replay (gold-action oracle), recorded:PATH.",
+    ),
+]
+OutOpt = Annotated[
+    Path, typer.Option("--out", help="Run directory (results.jsonl, run.json); reruns resume.")
+]
+ServerOpt = Annotated[
+    str, typer.Option("--server", envvar="GROUNDSTATE_SERVER", help="The environment server's base URL.")
+]
+ApiKeyOpt = Annotated[
+    str | None, typer.Option("--api-key", envvar="GROUNDSTATE_API_KEY", help="The server's bearer key.")
+]
+DomainsOpt = Annotated[str | None, typer.Option("--domains", help="Comma-separated domains (default: all).")]
+TasksOpt = Annotated[str | None, typer.Option("--tasks", help="Comma-separated task ids (default: all).")]
+LimitOpt = Annotated[
+    int | None, typer.Option("--limit", min=1, help="At most N tasks per domain (first by id).")
+]
+ConcurrencyOpt = Annotated[int, typer.Option("--concurrency", min=1, help="Episodes running at once.")]
+MaxTurnsOpt = Annotated[int, typer.Option("--max-turns", min=1, help="Policy turns per episode.")]
+UserOpt = Annotated[
+    str | None, typer.Option("--user", help="Simulated user: scripted or llm (default: the server's).")
+]
+RetriesOpt = Annotated[
+    int, typer.Option("--retries", min=0, help="Retries of a rollout that hit a backend error.")
+]
+TimeoutOpt = Annotated[
+    float, typer.Option("--timeout", min=0.001, help="Seconds one episode may take (then: backend error).")
+]
+SamplesOpt = Annotated[int, typer.Option("--samples", min=1, help="Best-of-N: candidates per trial.")]
+SelectOpt = Annotated[
+    str | None,
+    typer.Option("--select", help="Best-of-N selection: majority or first-success-verified (oracle bound)."),
+]
+QuietOpt = Annotated[bool, typer.Option("--quiet", help="No progress bar.")]
+
+
+def _csv(value: str | None) -> list[str]:
+    return [part.strip() for part in (value or "").split(",") if part.strip()]
+
+
+def _campaign(values: Mapping[str, object], out: Path, api_key: str | None, quiet: bool) -> CampaignSummary:
+    """Validate the options, run the campaign, and print its summary and the run's metrics."""
+    try:
+        config = CampaignConfig.model_validate(values)
+    except ValidationError as exc:
+        problems = "; ".join(f"{'.'.join(map(str, e['loc'])) or 'options'}: {e['msg']}" for e in exc.errors())
+        raise typer.BadParameter(problems) from None
+    try:
+        summary = evaluate(config, out, api_key=api_key, progress=not quiet)
+    except (PolicySpecError, UnknownNameError, CampaignError, ClientError) as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(1) from exc
+    typer.echo(
+        f"{summary.run} trials run ({summary.rollouts} episodes, {summary.retries} retries), "
+        f"{summary.skipped} already done, {summary.successes} solved, "
+        f"{summary.backend_errors} backend errors, {summary.elapsed_s:.1f} s -> {out / 'results.jsonl'}"
+    )
+    metrics = compute_metrics(read_results(out))
+    console = Console()
+    console.print(_metrics_table(metrics, f"{out} (k = {metrics.k})"))
+    if metrics.best_of_n is not None:
+        best = metrics.best_of_n
+        console.print(_metrics_table(best, f"best-of-{best.samples_per_trial} (k = {best.k})"))
+    if summary.backend_errors:
+        typer.echo(
+            f"{summary.backend_errors} trials ended in backend errors (not counted); rerun the same command "
+            "to retry them."
+        )
+    return summary
+
+
+def _split(value: str) -> str | None:
+    if value not in ("train", "test", "all"):
+        raise typer.BadParameter(f"split must be train, test or all, got {value!r}")
+    return None if value == "all" else value
+
+
+@app.command("eval")
+def eval_command(
+    policy: PolicyOpt,
+    out: OutOpt,
+    server: ServerOpt = "http://127.0.0.1:8000",
+    api_key: ApiKeyOpt = None,
+    domains: DomainsOpt = None,
+    split: Annotated[str, typer.Option("--split", help="train, test or all.")] = "test",
+    trials: Annotated[int, typer.Option("--trials", min=1, help="Trials K of every task.")] = 4,
+    concurrency: ConcurrencyOpt = 4,
+    tasks: TasksOpt = None,
+    limit: LimitOpt = None,
+    max_turns: MaxTurnsOpt = 30,
+    user: UserOpt = None,
+    retries: RetriesOpt = 2,
+    timeout: TimeoutOpt = 900.0,
+    samples: SamplesOpt = 1,
+    select: SelectOpt = None,
+    quiet: QuietOpt = False,
+) -> None:
+    """Evaluate a policy: K trials of every selected task; rerun the same command to resume."""
+    values = {
+        "policy": policy,
+        "server": server,
+        "domains": _csv(domains),
+        "split": _split(split),
+        "tasks": _csv(tasks),
+        "limit": limit,
+        "trials": trials,
+        "concurrency": concurrency,
+        "max_turns": max_turns,
+        "user": user,
+        "retries": retries,
+        "timeout_s": timeout,
+        "samples": samples,
+        "select": select,
+    }
+    _campaign(values, out, api_key, quiet)
+
+
+@app.command("probe")
+def probe_command(
+    policy: PolicyOpt,
+    out: OutOpt,
+    server: ServerOpt = "http://127.0.0.1:8000",
+    api_key: ApiKeyOpt = None,
+    domains: DomainsOpt = None,
+    split: Annotated[str, typer.Option("--split", help="train, test or all.")] = "train",
+    trials: Annotated[int, typer.Option("--trials", min=1, help="Probe trials n of every task.")] = 8,
+    concurrency: ConcurrencyOpt = 4,
+    tasks: TasksOpt = None,
+    limit: LimitOpt = None,
+    max_turns: MaxTurnsOpt = 30,
+    user: UserOpt = None,
+    retries: RetriesOpt = 2,
+    timeout: TimeoutOpt = 900.0,
+    quiet: QuietOpt = False,
+) -> None:
+    """Probe a base policy on the train split (8 trials a task) for `groundstate select RUN_DIR`."""
+    values = {
+        "policy": policy,
+        "server": server,
+        "domains": _csv(domains),
+        "split": _split(split),
+        "tasks": _csv(tasks),
+        "limit": limit,
+        "trials": trials,
+        "concurrency": concurrency,
+        "max_turns": max_turns,
+        "user": user,
+        "retries": retries,
+        "timeout_s": timeout,
+    }
+    _campaign(values, out, api_key, quiet)
+    typer.echo(f"next: groundstate select {out} --out pool.json --keep hard,medium")

@@ -1,0 +1,548 @@
+"""Evaluation campaigns: K trials of every selected task, run concurrently, resumable, streamed to disk.
+
+A campaign (`run_campaign`, CLI `groundstate eval` / `groundstate probe`):
+1. selects tasks from the server's catalogue (domains, split, ids, at most N per domain);
+2. skips every trial `RUN_DIR/results.jsonl` already holds as scored, so rerunning the same command resumes a
+   killed or partly failed campaign: only missing trials and trials that ended in a backend error run;
+3. runs the remaining trials through `trainer.rollout`, at most `concurrency` episodes at a time; a rollout
+   ending in a backend error (server, policy endpoint, timeout) is retried up to `retries` times with
+   exponential backoff, and if it still fails it is recorded as `backend_error` (left out of the metrics);
+4. appends each trial's `TrialResult` to `results.jsonl` as soon as it finishes (fsynced), and keeps
+   `run.json` (the config and every invocation's summary).
+
+Best-of-N at evaluation time (`samples` = N > 1, records with `sample > 0`, reported apart by the metrics):
+- `first-success-verified`: candidates 1..N are sampled one after another and sampling stops at the first
+  that scores 1. Each candidate is one line (`sample` = its index); the metrics count the trial as solved if
+  any candidate scored 1. The environment's reward picks the winner, so this is an oracle-verified upper
+  bound (pass@N with early stopping), not something a deployed agent could do.
+- `majority`: all N candidates are sampled; candidates are grouped by their final outcome (the server's
+  full state diff against the expected changes, values included, plus the rows of the last
+  `submit_answer`), and the largest group wins (ties: the group whose first member has the lowest
+  index). The trial's line is the winning group's first candidate, written with `sample = N`, with tokens
+  and latency summed over all clean candidates (the attempt's cost); every candidate goes to
+  `RUN_DIR/samples.jsonl` with its signature. No reward is used to choose, so this is a deployable selector.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import fcntl
+import hashlib
+import json
+import os
+import time
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+from shared.client import AsyncGroundstateClient
+from shared.models import UserKind
+from shared.tasks import Split, TaskPublic
+from trainer.policies import Policy, load_policy
+from trainer.results import TrialResult, append_result, read_results, results_path
+from trainer.rollout import RolloutConfig, RolloutResult, run_rollout
+
+__all__ = [
+    "RUN_FILE",
+    "SAMPLES_FILE",
+    "CampaignConfig",
+    "CampaignError",
+    "CampaignSummary",
+    "Candidate",
+    "Selection",
+    "evaluate",
+    "majority_vote",
+    "run_campaign",
+    "state_signature",
+]
+
+RUN_FILE = "run.json"
+"""The campaign's config and invocation history, inside the run directory."""
+SAMPLES_FILE = "samples.jsonl"
+"""The candidates of majority-vote trials, inside the run directory."""
+
+Selection = Literal["majority", "first-success-verified"]
+
+
+class CampaignError(RuntimeError):
+    """A campaign that cannot run as asked (unknown domain or task, a run directory of another campaign)."""
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
+
+
+class CampaignConfig(_Model):
+    """What to run: policy, server, task selection, trials and limits."""
+
+    policy: str
+    """The policy spec (`trainer.policies`)."""
+    server: str = "http://127.0.0.1:8000"
+    """The server's base URL."""
+    domains: list[str] = Field(default_factory=list)
+    """Domains to take tasks from; all of the server's if empty."""
+    split: Split | None = "test"
+    """The split to take tasks from; both if null."""
+    tasks: list[str] = Field(default_factory=list)
+    """Only these task ids, if given."""
+    limit: int | None = Field(default=None, ge=1)
+    """At most this many tasks per domain (the first by id)."""
+    trials: int = Field(default=4, ge=1)
+    """Trials K of every task."""
+    concurrency: int = Field(default=4, ge=1)
+    """Episodes running at once."""
+    max_turns: int = Field(default=30, ge=1)
+    """Policy turns per episode."""
+    user: UserKind | None = None
+    """The simulated user; the server's default if null."""
+    retries: int = Field(default=2, ge=0)
+    """Retries of a rollout that ended in a backend error."""
+    retry_backoff_s: float = Field(default=1.0, ge=0)
+    """Wait before the first retry; doubles before each next one."""
+    timeout_s: float = Field(default=900.0, gt=0)
+    """Time budget of one episode; past it the episode is a backend error."""
+    samples: int = Field(default=1, ge=1)
+    """Candidates per trial (best-of-N); 1 for plain trials."""
+    select: Selection | None = None
+    """How best-of-N picks a candidate; required when `samples` > 1."""
+
+    @model_validator(mode="after")
+    def _selection_matches_samples(self) -> CampaignConfig:
+        if (self.samples > 1) != (self.select is not None):
+            raise ValueError(
+                "best-of-N needs both samples > 1 and a selection (majority|first-success-verified)"
+            )
+        return self
+
+    def identity(self) -> dict[str, Any]:
+        """The settings a run directory must keep across invocations (so its results stay comparable)."""
+        return self.model_dump(include={"policy", "split", "user", "max_turns", "samples", "select"})
+
+
+class CampaignSummary(_Model):
+    """What one invocation of a campaign did."""
+
+    tasks: int = 0
+    """Tasks selected."""
+    planned: int = 0
+    """Trials in the campaign (tasks x trials)."""
+    skipped: int = 0
+    """Trials already in the results (scored) and not run again."""
+    run: int = 0
+    """Trials run by this invocation."""
+    rollouts: int = 0
+    """Episodes run (retries and best-of-N candidates included)."""
+    retries: int = 0
+    """Rollouts that were retries after a backend error."""
+    successes: int = 0
+    """Trials run by this invocation that scored 1."""
+    backend_errors: int = 0
+    """Trials run by this invocation that still ended in a backend error."""
+    peak_running: int = 0
+    """Most episodes that ran at once."""
+    elapsed_s: float = 0.0
+    """Wall-clock seconds of the invocation."""
+
+
+class Candidate(_Model):
+    """One candidate of a majority-vote trial, as a line of `samples.jsonl`."""
+
+    signature: str | None
+    """The candidate's outcome signature (`state_signature`); null for a backend error."""
+    result: TrialResult
+    """The candidate's record (`sample` = its index, 1..N)."""
+
+
+class _Invocation(_Model):
+    config: CampaignConfig
+    started_at: datetime
+    finished_at: datetime | None = None
+    summary: CampaignSummary | None = None
+
+
+class _RunRecord(_Model):
+    config: CampaignConfig
+    created_at: datetime
+    invocations: list[_Invocation] = Field(default_factory=list)
+
+
+def state_signature(rollout: RolloutResult) -> str | None:
+    """A fingerprint of a scored rollout's outcome: its state diff (with values) and its submitted answer.
+
+    Two rollouts with the same signature left the same changes against the task's initial state (the diff
+    against the one expected change set determines them) and submitted the same answer rows (in any order).
+
+    Returns:
+        16 hex digits, or null when the rollout was not scored.
+    """
+    if rollout.status != "scored" or rollout.score is None:
+        return None
+    diff = sorted(json.dumps(d.model_dump(mode="json"), sort_keys=True) for d in rollout.score.diff)
+    answer: list[str] | None = None
+    for event in rollout.events:
+        data = event.data
+        if event.kind == "tool_call" and data.get("name") == "submit_answer" and data.get("outcome") == "ok":
+            rows = data.get("arguments", {}).get("rows", [])
+            answer = sorted(json.dumps(r, sort_keys=True) for r in rows)
+    payload = json.dumps({"diff": diff, "answer": answer}, sort_keys=True)
+    return hashlib.sha256(payload.encode()).hexdigest()[:16]
+
+
+def majority_vote(candidates: Sequence[Candidate], samples: int) -> TrialResult:
+    """The majority-vote line of one trial from its candidates (see the module docstring).
+
+    Args:
+        candidates: The trial's candidates (any order; backend errors are not voters).
+        samples: N, written as the line's `sample`.
+
+    Returns:
+        The winning group's first candidate with `sample = N` and tokens/latency summed over the clean
+        candidates; a `backend_error` line when no candidate was scored.
+
+    Raises:
+        ValueError: No candidates.
+    """
+    if not candidates:
+        raise ValueError("majority_vote needs at least one candidate")
+    ordered = sorted(candidates, key=lambda c: c.result.sample)
+    clean = [c for c in ordered if c.signature is not None and c.result.status == "scored"]
+    if not clean:
+        last = ordered[-1].result
+        return last.model_copy(
+            update={"sample": samples, "error": f"all {len(ordered)} candidates failed; last: {last.error}"}
+        )
+    groups: dict[str, list[Candidate]] = {}
+    for candidate in clean:
+        groups.setdefault(candidate.signature or "", []).append(candidate)
+    winner = max(groups.values(), key=lambda g: (len(g), -g[0].result.sample))
+    return winner[0].result.model_copy(
+        update={
+            "sample": samples,
+            "tokens_in": sum(c.result.tokens_in for c in clean),
+            "tokens_out": sum(c.result.tokens_out for c in clean),
+            "latency_s": round(sum(c.result.latency_s for c in clean), 3),
+        }
+    )
+
+
+def evaluate(config: CampaignConfig, run_dir: str | os.PathLike[str], **kwargs: Any) -> CampaignSummary:
+    """Run a campaign to completion (synchronous wrapper of `run_campaign`, same arguments)."""
+    return asyncio.run(run_campaign(config, run_dir, **kwargs))
+
+
+async def run_campaign(
+    config: CampaignConfig,
+    run_dir: str | os.PathLike[str],
+    *,
+    policy: Policy | None = None,
+    api_key: str | None = None,
+    console: Console | None = None,
+    progress: bool = True,
+) -> CampaignSummary:
+    """Run (or resume) a campaign, streaming results to `run_dir/results.jsonl`.
+
+    Args:
+        config: What to run.
+        run_dir: The run directory (created if needed).
+        policy: A ready policy instance; by default `config.policy` is loaded (and closed at the end).
+        api_key: The server's bearer key, if it needs one.
+        console: Where the progress bar goes (stderr by default).
+        progress: Show the progress bar.
+
+    Returns:
+        What this invocation did.
+
+    Raises:
+        CampaignError: Unknown domains or tasks, no task selected, or a run directory holding another
+            campaign (a different policy, split, user, turn limit or best-of-N setting).
+        ApiError: The server rejected the campaign's requests (bad credentials, unconfigured user).
+    """
+    directory = Path(run_dir)
+    record = _open_run(directory, config)  # checked now, written once the policy and the tasks are known
+    own_policy = policy is None
+    active = policy or load_policy(config.policy)
+    started = time.monotonic()
+    client = AsyncGroundstateClient(
+        config.server, api_key=api_key, max_connections=max(8, 2 * config.concurrency)
+    )
+    try:
+        tasks = await _select_tasks(client, config)
+        _write_run(directory, record)
+        campaign = _Campaign(config, directory, active, client, tasks)
+        jobs = campaign.pending()
+        with campaign.progress_bar(console or Console(stderr=True), progress):
+            try:
+                async with asyncio.TaskGroup() as group:
+                    for job in jobs:
+                        group.create_task(campaign.trial(*job))
+            except ExceptionGroup as failed:  # a configuration error stops the campaign; results so far stay
+                raise failed.exceptions[0] from failed
+        summary = campaign.summary
+    finally:
+        await client.aclose()
+        if own_policy:
+            await active.aclose()
+    summary.elapsed_s = round(time.monotonic() - started, 3)
+    record.invocations[-1].finished_at = datetime.now(UTC)
+    record.invocations[-1].summary = summary
+    _write_run(directory, record)
+    return summary
+
+
+def _open_run(directory: Path, config: CampaignConfig) -> _RunRecord:
+    path = directory / RUN_FILE
+    now = datetime.now(UTC)
+    if path.is_file():
+        record = _RunRecord.model_validate_json(path.read_text(encoding="utf-8"))
+        before, after = record.config.identity(), config.identity()
+        changed = {k: (before[k], after[k]) for k in before if before[k] != after[k]}
+        if changed:
+            diffs = ", ".join(f"{k}: {old!r} -> {new!r}" for k, (old, new) in changed.items())
+            raise CampaignError(
+                f"{directory} holds another campaign ({diffs}); resume it unchanged or use another "
+                "run directory"
+            )
+        record.config = config
+    else:
+        record = _RunRecord(config=config, created_at=now)
+    record.invocations.append(_Invocation(config=config, started_at=now))
+    return record
+
+
+def _write_run(directory: Path, record: _RunRecord) -> None:
+    directory.mkdir(parents=True, exist_ok=True)
+    temporary = directory / f".{RUN_FILE}.tmp"
+    temporary.write_text(record.model_dump_json(indent=2) + "\n", encoding="utf-8")
+    temporary.replace(directory / RUN_FILE)
+
+
+async def _select_tasks(client: AsyncGroundstateClient, config: CampaignConfig) -> list[TaskPublic]:
+    known = [d.name for d in await client.domains()]
+    unknown = [d for d in config.domains if d not in known]
+    if unknown:
+        raise CampaignError(f"unknown domains {', '.join(unknown)}; the server has: {', '.join(known)}")
+    wanted = set(config.tasks)
+    selected: list[TaskPublic] = []
+    for domain in config.domains or known:
+        found = sorted(await client.tasks(domain=domain, split=config.split), key=lambda t: t.id)
+        if wanted:
+            found = [t for t in found if t.id in wanted]
+        selected += found[: config.limit] if config.limit else found
+    missing = sorted(wanted - {t.id for t in selected})
+    if missing:
+        where = f"domains {', '.join(config.domains or known)}, split {config.split or 'any'}"
+        raise CampaignError(f"tasks not found in {where}: {', '.join(missing)}")
+    if not selected:
+        raise CampaignError(
+            f"no task matches (domains {config.domains or 'all'}, split {config.split or 'any'})"
+        )
+    return selected
+
+
+class _Campaign:
+    """One invocation's state: what is done, what runs, the counters and the progress bar."""
+
+    def __init__(
+        self,
+        config: CampaignConfig,
+        directory: Path,
+        policy: Policy,
+        client: AsyncGroundstateClient,
+        tasks: list[TaskPublic],
+    ) -> None:
+        self.config, self.directory, self.policy, self.client, self.tasks = (
+            config,
+            directory,
+            policy,
+            client,
+            tasks,
+        )
+        self.results_file = results_path(directory)
+        self.samples_file = directory / SAMPLES_FILE
+        self.done = {r.key: r for r in read_results(directory)} if self.results_file.is_file() else {}
+        self.candidates = _read_candidates(self.samples_file)
+        self.semaphore = asyncio.Semaphore(config.concurrency)
+        self.summary = CampaignSummary(tasks=len(tasks), planned=len(tasks) * config.trials)
+        self.running = 0
+        self.outcomes: dict[str, list[int]] = {}
+        self._progress: Progress | None = None
+        self._bar: Any = None
+
+    # -- what to run -----------------------------------------------------------------------------------------
+
+    def pending(self) -> list[tuple[TaskPublic, int]]:
+        """The trials still to run; counts the others as skipped (and into the running pass rate)."""
+        jobs = []
+        for trial in range(self.config.trials):  # trial-major: a partial campaign covers every task
+            for task in self.tasks:
+                finished = self._finished(task.id, trial)
+                if finished is None:
+                    jobs.append((task, trial))
+                else:
+                    self.summary.skipped += 1
+                    self.outcomes.setdefault(task.id, []).append(finished)
+        return jobs
+
+    def _finished(self, task_id: str, trial: int) -> int | None:
+        """The reward of a trial already done, or None if it must run."""
+        n = self.config.samples
+        if self.config.select == "first-success-verified":
+            lines = [self.done.get((task_id, trial, s)) for s in range(1, n + 1)]
+            scored = [r for r in lines if r is not None and r.status == "scored"]
+            if any(r.reward == 1 for r in scored):
+                return 1
+            return 0 if len(scored) == n else None
+        line = self.done.get((task_id, trial, n if self.config.select == "majority" else 0))
+        return line.reward if line is not None and line.status == "scored" else None
+
+    # -- running ---------------------------------------------------------------------------------------------
+
+    async def trial(self, task: TaskPublic, trial: int) -> None:
+        """Run one trial (all its candidates for best-of-N) and record it."""
+        if self.config.select == "first-success-verified":
+            line = await self._first_success(task, trial)
+        elif self.config.select == "majority":
+            line = await self._majority(task, trial)
+        else:
+            line = await self._rollout(task, trial, 0)
+            append_result(self.results_file, line)
+        self.summary.run += 1
+        if line.status == "backend_error":
+            self.summary.backend_errors += 1
+        else:
+            self.summary.successes += line.reward or 0
+            self.outcomes.setdefault(task.id, []).append(line.reward or 0)
+        self._update(advance=1)
+
+    async def _first_success(self, task: TaskPublic, trial: int) -> TrialResult:
+        lines: list[TrialResult] = []
+        for sample in range(1, self.config.samples + 1):
+            line = self.done.get((task.id, trial, sample))
+            if line is None or line.status != "scored":
+                line = await self._rollout(task, trial, sample)
+                append_result(self.results_file, line)
+            lines.append(line)
+            if line.reward == 1:
+                return line
+        scored = [x for x in lines if x.status == "scored"]
+        return scored[-1] if scored else lines[-1]
+
+    async def _majority(self, task: TaskPublic, trial: int) -> TrialResult:
+        async def candidate(sample: int) -> Candidate:
+            kept = self.candidates.get((task.id, trial, sample))
+            if kept is not None and kept.signature is not None:
+                return kept
+            rollout = await self._run(task, trial, sample)
+            fresh = Candidate(
+                signature=state_signature(rollout), result=self._line(rollout, task, trial, sample)
+            )
+            _append_line(self.samples_file, fresh.model_dump_json())
+            return fresh
+
+        candidates = await asyncio.gather(*(candidate(s) for s in range(1, self.config.samples + 1)))
+        line = majority_vote(candidates, self.config.samples)
+        append_result(self.results_file, line)
+        return line
+
+    async def _rollout(self, task: TaskPublic, trial: int, sample: int) -> TrialResult:
+        return self._line(await self._run(task, trial, sample), task, trial, sample)
+
+    @staticmethod
+    def _line(rollout: RolloutResult, task: TaskPublic, trial: int, sample: int) -> TrialResult:
+        return rollout.to_trial(split=task.split, trial=trial, sample=sample, domain=task.domain)
+
+    async def _run(self, task: TaskPublic, trial: int, sample: int) -> RolloutResult:
+        """One rollout, retried while it ends in a backend error (up to `retries` times, with backoff)."""
+        config = self.config
+        rollout_config = RolloutConfig(
+            max_turns=config.max_turns, timeout_s=config.timeout_s, user=config.user, seed=trial
+        )
+        for attempt in range(config.retries + 1):
+            if attempt:
+                self.summary.retries += 1
+                await asyncio.sleep(config.retry_backoff_s * 2 ** (attempt - 1))
+            async with self.semaphore:
+                self.running += 1
+                self.summary.peak_running = max(self.summary.peak_running, self.running)
+                self._update()
+                try:
+                    result = await run_rollout(self.client, self.policy, task.id, rollout_config)
+                finally:
+                    self.running -= 1
+            self.summary.rollouts += 1
+            if result.status != "backend_error":
+                break
+        self._update()
+        return result
+
+    # -- progress --------------------------------------------------------------------------------------------
+
+    def progress_bar(self, console: Console, show: bool) -> Progress:
+        """The Rich progress bar: done / running / backend errors / ETA / running pass rate."""
+        self._progress = Progress(
+            TextColumn("[bold]{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("running {task.fields[running]}"),
+            TextColumn("backend errors {task.fields[errors]}"),
+            TextColumn("{task.fields[rate]}"),
+            TextColumn("ETA"),
+            TimeRemainingColumn(),
+            console=console,
+            disable=not show,
+        )
+        self._bar = self._progress.add_task(
+            self.config.policy,
+            total=self.summary.planned,
+            completed=self.summary.skipped,
+            running=0,
+            errors=0,
+            rate="",
+        )
+        self._update()
+        return self._progress
+
+    def _update(self, advance: int = 0) -> None:
+        if self._progress is None:
+            return
+        rates = [sum(v) / len(v) for v in self.outcomes.values() if v]
+        label = (
+            "pass@1" if self.config.samples == 1 else f"best-of-{self.config.samples} ({self.config.select})"
+        )
+        rate = f"{label} {sum(rates) / len(rates):.1%}" if rates else f"{label} —"
+        self._progress.update(
+            self._bar, advance=advance, running=self.running, errors=self.summary.backend_errors, rate=rate
+        )
+
+
+def _append_line(path: Path, text: str) -> None:
+    """Append one line durably under an exclusive lock (as `trainer.results.append_result` does)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        size = os.fstat(fd).st_size
+        prefix = b"\n" if size and os.pread(fd, 1, size - 1) != b"\n" else b""
+        os.write(fd, prefix + text.encode() + b"\n")
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _read_candidates(path: Path) -> dict[tuple[str, int, int], Candidate]:
+    """The latest candidate per key; torn lines from a killed writer are skipped."""
+    found: dict[tuple[str, int, int], Candidate] = {}
+    if not path.is_file():
+        return found
+    for raw in path.read_text(encoding="utf-8", errors="replace").splitlines():
+        try:
+            candidate = Candidate.model_validate_json(raw)
+        except ValidationError:
+            continue
+        found[candidate.result.key] = candidate
+    return found

