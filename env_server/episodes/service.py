@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import threading
 import uuid
-from collections import defaultdict
+import weakref
 from collections.abc import Mapping
 
 from env_server.domain import Domain
@@ -62,7 +62,8 @@ class EpisodeService:
         self.users = dict(users)
         self.default_user = default_user
         self._live: dict[str, Sandbox] = {}
-        self._locks: defaultdict[str, threading.Lock] = defaultdict(threading.Lock)
+        # One lock per episode orders its calls; weak values drop a lock once no call holds or waits on it.
+        self._locks: weakref.WeakValueDictionary[str, threading.Lock] = weakref.WeakValueDictionary()
         self._guard = threading.Lock()
 
     # -- lifecycle -------------------------------------------------------------------------------------------
@@ -73,7 +74,7 @@ class EpisodeService:
         domain = self.registry.domain(task.domain)
         user = self._user(request.user or self.default_user)
         episode_id = uuid.uuid4().hex
-        opening = user.opening(task)
+        opening = user.opening(task, request.seed)
         sandbox = self.sandboxes.create(episode_id, template_of(task, domain))
         record = EpisodeRecord(
             id=episode_id,
@@ -129,9 +130,8 @@ class EpisodeService:
             events = self.store.events(episode_id)
             user = self._user(record.user_kind)
             try:
-                turn = user.reply(
-                    task, _transcript(events), _writes_since_user(events, self.registry.domain(task.domain))
-                )
+                writes = _writes_since_user(events, self.registry.domain(task.domain))
+                turn = user.reply(task, _transcript(events), writes, record.seed)
             except BackendError as exc:
                 self._fail(episode_id, exc)
                 raise
@@ -188,8 +188,6 @@ class EpisodeService:
             self._record(episode_id)
             self._drop_sandbox(episode_id, attach=True)
             self.store.update_episode(episode_id, disposed=True)
-        with self._guard:
-            self._locks.pop(episode_id, None)
 
     def score_trajectory(self, request: ScoreRequest) -> TrajectoryScore:
         """Replay a submitted trajectory on a fresh sandbox and score it (no episode is stored)."""
@@ -221,7 +219,10 @@ class EpisodeService:
 
     def _lock(self, episode_id: str) -> threading.Lock:
         with self._guard:
-            return self._locks[episode_id]
+            lock = self._locks.get(episode_id)
+            if lock is None:
+                lock = self._locks[episode_id] = threading.Lock()
+            return lock
 
     def _record(self, episode_id: str) -> EpisodeRecord:
         record = self.store.episode(episode_id)

@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
-from datetime import date, datetime
 from typing import Any
 
-from sqlalchemy import Column, Connection, Date, DateTime, Table, Text, delete, select, tuple_
+from sqlalchemy import Column, Connection, Table, Text, delete, select, tuple_
 
 from env_server.domain import Domain
 from env_server.domain._context import internal_metadata
+from env_server.sandbox.values import python_value
 
 Key = tuple[Any, ...]
 
@@ -89,7 +89,8 @@ def changed_keys(conn: Connection, domain: Domain) -> dict[str, set[Key]]:
     for name, pk in conn.execute(select(changes_table.c.table_name, changes_table.c.pk)):
         table = tables[name]
         values = json.loads(pk)
-        keys[name].add(tuple(_coerce(c, v) for c, v in zip(table.primary_key.columns, values, strict=True)))
+        columns = zip(table.primary_key.columns, values, strict=True)
+        keys[name].add(tuple(python_value(c.type, v, date_prefix=True) for c, v in columns))
     return keys
 
 
@@ -108,12 +109,3 @@ def read_rows(conn: Connection, table: Table, keys: set[Key]) -> list[Any]:
         condition = pk[0].in_([k[0] for k in chunk]) if len(pk) == 1 else tuple_(*pk).in_(chunk)
         found.extend(conn.execute(select(table).where(condition)).mappings())
     return found
-
-
-def _coerce(column: Column[Any], value: Any) -> Any:
-    """JSON gives dates and instants as strings; bring them back to the column's Python type."""
-    if isinstance(value, str) and isinstance(column.type, DateTime):
-        return datetime.fromisoformat(value)
-    if isinstance(value, str) and isinstance(column.type, Date):
-        return date.fromisoformat(value[:10])
-    return value

@@ -6,16 +6,16 @@ import hashlib
 import json
 import random
 from dataclasses import dataclass, field
-from datetime import date, datetime
 from typing import Any
 
-from sqlalchemy import Connection, Date, DateTime, Table, insert, update
+from sqlalchemy import Connection, Table, insert, update
 from sqlalchemy.orm import Session
 
 from env_server.domain import Domain
 from env_server.domain._context import internal_metadata
 from env_server.errors import TaskInvalidError
 from env_server.sandbox.changelog import changes_table  # noqa: F401 - registers the change-log table
+from env_server.sandbox.values import python_value
 
 Patch = dict[str, list[dict[str, Any]]]
 
@@ -73,10 +73,5 @@ def _coerce_row(table: Table, raw: dict[str, Any], *, where: str) -> dict[str, A
     for name, value in raw.items():
         if name not in table.c:
             raise TaskInvalidError(f"{where}: table {table.name} has no column '{name}'", field=where)
-        column_type = table.c[name].type
-        if isinstance(value, str) and isinstance(column_type, DateTime):
-            value = datetime.fromisoformat(value)
-        elif isinstance(value, str) and isinstance(column_type, Date):
-            value = date.fromisoformat(value)
-        row[name] = value
+        row[name] = python_value(table.c[name].type, value)
     return row

@@ -132,7 +132,8 @@ class Store:
             return result
         except IntegrityError:
             existing = self.score(episode_id)
-            assert existing is not None
+            if existing is None:  # not a second score: some other constraint failed
+                raise
             return existing
 
     def score(self, episode_id: str) -> dict[str, Any] | None:

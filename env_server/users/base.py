@@ -39,11 +39,13 @@ class SimulatedUser(ABC):
         """Release the user's connections (called when the server stops)."""
 
     @abstractmethod
-    def opening(self, task: Task) -> UserTurn:
-        """The user's first message."""
+    def opening(self, task: Task, seed: int | None = None) -> UserTurn:
+        """The user's first message; `seed` is the episode's sampling seed (None: the user's default)."""
 
     @abstractmethod
-    def reply(self, task: Task, transcript: list[TranscriptMessage], writes_this_turn: int) -> UserTurn:
+    def reply(
+        self, task: Task, transcript: list[TranscriptMessage], writes_this_turn: int, seed: int | None = None
+    ) -> UserTurn:
         """Answer the agent's last message (the last entry of `transcript`).
 
         Args:
@@ -51,4 +53,5 @@ class SimulatedUser(ABC):
             transcript: the conversation so far, oldest first, ending with the agent's message.
             writes_this_turn: write tool calls the agent made since the user's previous message (lets an
                 LLM user refuse a premature stop while an announced write is still missing).
+            seed: the episode's sampling seed (`StartEpisodeRequest.seed`); None keeps the user's default.
         """

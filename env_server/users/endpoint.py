@@ -88,6 +88,7 @@ class ChatEndpoint:
         *,
         temperature: float | None = None,
         response_format: dict[str, Any] | None = None,
+        seed: int | None = None,
     ) -> T:
         """One chat completion, parsed; retried with exponential backoff until `parse` accepts it.
 
@@ -96,6 +97,7 @@ class ChatEndpoint:
             parse: turns the reply text into the caller's value, or raises `MalformedOutput`.
             temperature: overrides the endpoint's temperature (the judge always uses 0).
             response_format: the OpenAI `response_format` body field, if any.
+            seed: overrides the endpoint's sampling seed (an episode's own seed).
 
         Returns:
             Whatever `parse` returned for the first acceptable reply.
@@ -112,8 +114,8 @@ class ChatEndpoint:
             "temperature": ep.temperature if temperature is None else temperature,
             "max_tokens": ep.max_tokens,
         }
-        if ep.seed is not None:
-            request["seed"] = ep.seed
+        if seed is not None or ep.seed is not None:
+            request["seed"] = seed if seed is not None else ep.seed
         if response_format is not None:
             request["response_format"] = response_format
         cause = ""

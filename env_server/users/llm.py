@@ -49,22 +49,29 @@ class LLMUser(SimulatedUser):
         self.max_user_turns = max_user_turns
         self._chat = ChatEndpoint(endpoint, purpose="simulated-user")
 
-    def opening(self, task: Task) -> UserTurn:
+    def opening(self, task: Task, seed: int | None = None) -> UserTurn:
         """The customer's first message, answering the agent's greeting; never ends the conversation.
+
+        Args:
+            task: the task being played.
+            seed: the episode's sampling seed; None uses the endpoint's configured seed.
 
         Raises:
             BackendError: the endpoint failed or only ever returned a stop or blank text.
         """
-        content = self._chat.complete(build_messages(task.user, []), _opening_text)
+        content = self._chat.complete(build_messages(task.user, []), _opening_text, seed=seed)
         return UserTurn(content=content, done=False)
 
-    def reply(self, task: Task, transcript: list[TranscriptMessage], writes_this_turn: int) -> UserTurn:
+    def reply(
+        self, task: Task, transcript: list[TranscriptMessage], writes_this_turn: int, seed: int | None = None
+    ) -> UserTurn:
         """The customer's answer to the agent's last message.
 
         Args:
             task: the task being played.
             transcript: the conversation so far, oldest first, ending with the agent's message.
             writes_this_turn: successful write tool calls since the user's previous message.
+            seed: the episode's sampling seed; None uses the endpoint's configured seed.
 
         Returns:
             The reply; `done` when the model stopped (and the stop was not premature) or the turn cap is
@@ -76,7 +83,7 @@ class LLMUser(SimulatedUser):
         said = sum(1 for m in transcript if m.role == "user")
         if said >= self.max_user_turns:
             return UserTurn(content=STOP_TOKEN, done=True)
-        content, stopped = self._chat.complete(build_messages(task.user, transcript), parse_reply)
+        content, stopped = self._chat.complete(build_messages(task.user, transcript), parse_reply, seed=seed)
         if stopped:
             last = transcript[-1].content if transcript and transcript[-1].role == "assistant" else ""
             if premature_stop(last, writes_this_turn):

@@ -15,11 +15,13 @@ class ScriptedUser(SimulatedUser):
     kind = "scripted"
     prompt_version = "scripted-v1"
 
-    def opening(self, task: Task) -> UserTurn:
+    def opening(self, task: Task, seed: int | None = None) -> UserTurn:
         """The script's first line."""
         return UserTurn(content=task.user.script[0], done=False)
 
-    def reply(self, task: Task, transcript: list[TranscriptMessage], writes_this_turn: int) -> UserTurn:
+    def reply(
+        self, task: Task, transcript: list[TranscriptMessage], writes_this_turn: int, seed: int | None = None
+    ) -> UserTurn:
         """The next unused line, or the stop signal once the script is exhausted."""
         said = sum(1 for m in transcript if m.role == "user")
         if said < len(task.user.script):

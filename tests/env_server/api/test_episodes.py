@@ -115,3 +115,14 @@ def test_rubric_without_judge_is_a_backend_error(client: TestClient) -> None:
     score = client.post(f"/v1/episodes/{eid}/score").json()
     assert score["status"] == "backend_error" and score["reward"] is None
     assert "no judge is configured" in score["error"]
+
+
+def test_finished_episodes_leave_no_per_episode_state(client: TestClient) -> None:
+    """Thousands of episodes per step must not grow the server's memory: locks go with their calls."""
+    for _ in range(3):
+        eid = start_episode(client)
+        call(client, eid, "get_account", account_id="AC-0001")
+        client.post(f"/v1/episodes/{eid}/score")
+        client.get(f"/v1/episodes/{eid}")
+    service = client.app.state.episodes  # type: ignore[attr-defined]
+    assert len(service._locks) == 0 and service._live == {}

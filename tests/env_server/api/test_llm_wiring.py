@@ -10,7 +10,8 @@ from env_server.app import create_app
 from env_server.domain.registry import DomainRegistry
 from env_server.settings import Settings
 from tests.factories import call, start_episode
-from tests.llm_server import LlamaServer
+from tests.live_server import serve
+from tests.llm_server import EdgeScript, LlamaServer, completion, edge_app
 
 
 def _settings(tmp_path: Path, server: LlamaServer | None, **extra: object) -> Settings:
@@ -95,3 +96,17 @@ def test_judge_down_gives_backend_error_and_the_server_keeps_serving(
         assert llm_episode.status_code == 503 and llm_episode.json()["error"]["code"] == "backend-error"
         other = start_episode(client)  # scripted episodes are unaffected
         assert call(client, other, "get_account", account_id="AC-0001")["output"]["balance_cents"] == 10000
+
+
+def test_episode_seed_reaches_every_llm_user_request(tmp_path: Path, toy_registry: DomainRegistry) -> None:
+    """`seed` of `POST /v1/episodes` drives that episode's user sampling; without it the server's seed."""
+    script = EdgeScript((200, completion("Move 50.00 from AC-0001 to AC-0002, please.")))
+    with serve(edge_app(script)) as url:
+        settings = Settings(
+            store_url=f"sqlite:///{tmp_path}/s.db", user_base_url=f"{url}/v1", user_model="edge", user_seed=7
+        )
+        with TestClient(create_app(settings, registry=toy_registry)) as client:
+            seeded = start_episode(client, user="llm", seed=1234)
+            client.post(f"/v1/episodes/{seeded}/messages", json={"content": "Which amount?"})
+            start_episode(client, user="llm")
+    assert [r["seed"] for r in script.requests] == [1234, 1234, 7]
