@@ -2,19 +2,16 @@
 
 from __future__ import annotations
 
-import secrets
-import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
-from fastapi import FastAPI, Request, Response
-from prometheus_client import Counter, Histogram
+from fastapi import FastAPI
 
 from env_server.api import routers
-from env_server.api.errors import install_error_handlers, render_error
+from env_server.api.errors import install_error_handlers
+from env_server.api.observe import ObserveMiddleware
 from env_server.domain.registry import DomainRegistry
 from env_server.episodes.service import EpisodeService
-from env_server.errors import UnauthorizedError
 from env_server.judge import Judge
 from env_server.sandbox import make_sandbox_engine
 from env_server.scoring.scorer import Scorer
@@ -24,15 +21,6 @@ from env_server.users.base import SimulatedUser
 from env_server.users.endpoint import LLMEndpoint
 from env_server.users.llm import LLMUser
 from env_server.users.scripted import ScriptedUser
-
-REQUESTS = Counter("groundstate_requests_total", "HTTP requests", ["route", "status"])
-LATENCY = Histogram(
-    "groundstate_request_seconds",
-    "HTTP request latency",
-    ["route"],
-    buckets=(0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.5, 1, 5),
-)
-_OPEN_PATHS = ("/healthz", "/docs", "/openapi.json", "/redoc")
 
 
 def build_users(settings: Settings) -> dict[str, SimulatedUser]:
@@ -110,24 +98,5 @@ def create_app(settings: Settings | None = None, registry: DomainRegistry | None
     install_error_handlers(app)
     for router in routers:
         app.include_router(router)
-    _install_middleware(app, settings)
+    app.add_middleware(ObserveMiddleware, api_key=settings.api_key)
     return app
-
-
-def _install_middleware(app: FastAPI, settings: Settings) -> None:
-    api_key = settings.api_key
-
-    @app.middleware("http")
-    async def observe(request: Request, call_next: Callable[[Request], Awaitable[Response]]) -> Response:
-        if api_key and not request.url.path.startswith(_OPEN_PATHS):
-            supplied = request.headers.get("authorization", "").removeprefix("Bearer ").strip()
-            if not secrets.compare_digest(supplied, api_key):
-                err = UnauthorizedError("missing or wrong bearer API key (Authorization: Bearer <key>)")
-                return render_error(err.status, err.code, err.message, "authorization")
-        start = time.perf_counter()
-        response = await call_next(request)
-        route = request.scope.get("route")
-        name = getattr(route, "path", "unmatched")
-        LATENCY.labels(name).observe(time.perf_counter() - start)
-        REQUESTS.labels(name, str(response.status_code)).inc()
-        return response

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager, nullcontext
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -43,6 +46,15 @@ class Store:
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
         self._sessions = sessionmaker(engine, expire_on_commit=False)
+        # SQLite has one writer at a time and makes waiting writers sleep-poll (up to 100 ms a nap): queue
+        # this process's writers on a lock instead, so concurrent requests do not stall on each other.
+        self._write_lock = threading.Lock() if engine.dialect.name == "sqlite" else None
+
+    @contextmanager
+    def _writing(self) -> Iterator[Session]:
+        """A write transaction, committed on exit."""
+        with self._write_lock or nullcontext(), self._sessions.begin() as s:
+            yield s
 
     def session(self) -> Session:
         """A new session (callers use it as a context manager)."""
@@ -51,7 +63,7 @@ class Store:
     def create_episode(self, record: EpisodeRecord, first_event: tuple[str, dict[str, Any]]) -> None:
         """Insert the episode and its first event in one transaction."""
         record.created_at = _now()
-        with self._sessions.begin() as s:
+        with self._writing() as s:
             s.add(record)
             s.flush()
             s.add(
@@ -76,7 +88,7 @@ class Store:
         """Append an event (and optionally update the episode row) atomically; returns its sequence number."""
         for _ in range(5):
             try:
-                with self._sessions.begin() as s:
+                with self._writing() as s:
                     seq = (
                         s.scalar(
                             select(func.max(EventRecord.seq)).where(EventRecord.episode_id == episode_id)
@@ -110,7 +122,7 @@ class Store:
 
     def update_episode(self, episode_id: str, **values: Any) -> None:
         """Set columns of the episode row."""
-        with self._sessions.begin() as s:
+        with self._writing() as s:
             s.execute(update(EpisodeRecord).where(EpisodeRecord.id == episode_id).values(**values))
 
     def save_score(
@@ -118,7 +130,7 @@ class Store:
     ) -> dict[str, Any]:
         """Record the score once; a second call returns the first score unchanged (idempotence)."""
         try:
-            with self._sessions.begin() as s:
+            with self._writing() as s:
                 s.add(
                     ScoreRecord(
                         episode_id=episode_id, status=status, reward=reward, result=result, created_at=_now()

@@ -1,0 +1,63 @@
+"""Bearer-key check and Prometheus metrics for every request, as plain ASGI middleware.
+
+Plain ASGI rather than `@app.middleware("http")`: Starlette's `BaseHTTPMiddleware` re-wraps every request and
+response in streams and a task group, about a millisecond per request here — as much as a whole tool call.
+"""
+
+from __future__ import annotations
+
+import secrets
+import time
+
+from prometheus_client import Counter, Histogram
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from env_server.api.errors import render_error
+from env_server.errors import UnauthorizedError
+
+REQUESTS = Counter("groundstate_requests_total", "HTTP requests", ["route", "status"])
+LATENCY = Histogram(
+    "groundstate_request_seconds",
+    "HTTP request latency",
+    ["route"],
+    buckets=(0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.5, 1, 5),
+)
+#: Paths served without the API key: liveness and the API's own documentation.
+OPEN_PATHS = ("/healthz", "/docs", "/openapi.json", "/redoc")
+
+
+class ObserveMiddleware:
+    """Refuses requests without the bearer key (when one is set) and records latency and status per route."""
+
+    def __init__(self, app: ASGIApp, api_key: str | None = None) -> None:
+        self.app = app
+        self.api_key = api_key
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """Check the key, then pass the request on and time it."""
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        if self.api_key and not scope["path"].startswith(OPEN_PATHS) and not self._authorised(scope):
+            err = UnauthorizedError("missing or wrong bearer API key (Authorization: Bearer <key>)")
+            await render_error(err.status, err.code, err.message, "authorization")(scope, receive, send)
+            return
+        start = time.perf_counter()
+        status = 500
+
+        async def send_observed(message: Message) -> None:
+            nonlocal status
+            if message["type"] == "http.response.start":
+                status = message["status"]
+            await send(message)
+
+        try:
+            await self.app(scope, receive, send_observed)
+        finally:
+            route = getattr(scope.get("route"), "path", "unmatched")  # set by the router on this scope
+            LATENCY.labels(route).observe(time.perf_counter() - start)
+            REQUESTS.labels(route, str(status)).inc()
+
+    def _authorised(self, scope: Scope) -> bool:
+        supplied = next((v for k, v in scope["headers"] if k == b"authorization"), b"").decode("latin-1")
+        return secrets.compare_digest(supplied.removeprefix("Bearer ").strip(), self.api_key or "")
