@@ -68,6 +68,8 @@ def build_service(settings: Settings, registry: DomainRegistry | None = None) ->
         Scorer(sandboxes, judge=build_judge(settings)),
         build_users(settings),
         default_user=settings.default_user,
+        max_live_sandboxes=settings.max_live_sandboxes,
+        sandbox_idle_s=settings.sandbox_idle_s,
     )
 
 

@@ -45,6 +45,15 @@ class Settings(BaseSettings):
     domains: list[str] | None = Field(default=None, description="Serve only these domains (default: all).")
     default_user: Literal["scripted", "llm"] = "scripted"
     auto_migrate: bool = Field(default=True, description="Apply store migrations when the app starts.")
+    max_live_sandboxes: int = Field(
+        default=2000,
+        ge=1,
+        description="Sandboxes a worker holds at most; the least recently used beyond it are evicted "
+        "(rebuilt by replaying their tool calls when their episode is used again).",
+    )
+    sandbox_idle_s: float = Field(
+        default=1800.0, gt=0, description="Sandboxes unused this long are evicted (rebuilt on next use)."
+    )
 
     user_base_url: str | None = None
     user_model: str = ""

@@ -14,6 +14,7 @@ from collections.abc import Mapping
 
 from env_server.domain import Domain
 from env_server.domain.registry import DomainRegistry
+from env_server.episodes.live import LiveSandboxes
 from env_server.errors import (
     BackendError,
     ConversationOverError,
@@ -54,6 +55,8 @@ class EpisodeService:
         scorer: Scorer,
         users: Mapping[str, SimulatedUser],
         default_user: str = "scripted",
+        max_live_sandboxes: int = 2000,
+        sandbox_idle_s: float = 1800.0,
     ) -> None:
         self.registry = registry
         self.sandboxes = sandboxes
@@ -61,7 +64,7 @@ class EpisodeService:
         self.scorer = scorer
         self.users = dict(users)
         self.default_user = default_user
-        self._live: dict[str, Sandbox] = {}
+        self._live = LiveSandboxes(max_live_sandboxes, sandbox_idle_s)
         # One lock per episode orders its calls; weak values drop a lock once no call holds or waits on it.
         self._locks: weakref.WeakValueDictionary[str, threading.Lock] = weakref.WeakValueDictionary()
         self._guard = threading.Lock()
@@ -89,8 +92,8 @@ class EpisodeService:
             user_done=False,
         )
         self.store.create_episode(record, ("user_message", {"content": opening.content, "done": False}))
-        with self._guard:
-            self._live[episode_id] = sandbox
+        self._live.put(episode_id, sandbox)
+        self._evict()
         return EpisodeStarted(
             episode_id=episode_id,
             task_id=task.id,
@@ -239,14 +242,27 @@ class EpisodeService:
 
     def _sandbox(self, record: EpisodeRecord, task: Task, domain: Domain) -> Sandbox:
         """The episode's sandbox: held here, attached on the backend, or rebuilt from the event log."""
-        with self._guard:
-            sandbox = self._live.get(record.id)
+        sandbox = self._live.get(record.id)
         if sandbox is None:
             template = template_of(task, domain)
             sandbox = self.sandboxes.attach(record.id, template) or self._rebuild(record, task, domain)
-            with self._guard:
-                self._live[record.id] = sandbox
+            self._live.put(record.id, sandbox)
+            self._evict()
         return sandbox
+
+    def _evict(self) -> None:
+        """Dispose of sandboxes beyond capacity or idle too long; a later request rebuilds them by replay."""
+        for episode_id, reason in list(self._live.candidates()):
+            lock = self._lock(episode_id)
+            if not lock.acquire(blocking=False):  # a request is using it right now: not idle after all
+                continue
+            try:
+                sandbox = self._live.pop(episode_id)
+                if sandbox is not None:
+                    sandbox.dispose()
+                    self._live.evicted(reason)
+            finally:
+                lock.release()
 
     def _rebuild(self, record: EpisodeRecord, task: Task, domain: Domain) -> Sandbox:
         sandbox = self.sandboxes.create(record.id, template_of(task, domain))
@@ -263,8 +279,7 @@ class EpisodeService:
         return sandbox
 
     def _drop_sandbox(self, episode_id: str, attach: bool = False) -> None:
-        with self._guard:
-            sandbox = self._live.pop(episode_id, None)
+        sandbox = self._live.pop(episode_id)
         if sandbox is None and attach:
             record = self.store.episode(episode_id)
             if record is not None:

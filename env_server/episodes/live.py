@@ -1,0 +1,76 @@
+"""The sandboxes this process holds, bounded: least recently used and idle ones are evicted.
+
+Evicting a sandbox loses nothing: every tool call is in the store, so an episode whose sandbox was evicted
+gets it back by replaying its calls on its next request (the same path as a restart). Memory and PostgreSQL
+slots therefore stay bounded however many episodes a trainer leaves open.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Iterator
+
+from prometheus_client import Counter, Gauge
+
+from env_server.sandbox.base import Sandbox
+
+LIVE = Gauge("groundstate_live_sandboxes", "Sandboxes held by this worker")
+EVICTED = Counter("groundstate_sandboxes_evicted_total", "Sandboxes evicted", ["reason"])
+
+
+class LiveSandboxes:
+    """Episode id → sandbox, in least-recently-used order, with a capacity and an idle limit."""
+
+    def __init__(self, capacity: int, idle_s: float, clock: Callable[[], float] = time.monotonic) -> None:
+        self.capacity = capacity
+        self.idle_s = idle_s
+        self._clock = clock
+        self._held: OrderedDict[str, tuple[Sandbox, float]] = OrderedDict()
+        self._guard = threading.Lock()
+
+    def __len__(self) -> int:
+        return len(self._held)
+
+    def get(self, episode_id: str) -> Sandbox | None:
+        """The episode's sandbox, marked as just used; None if not held."""
+        with self._guard:
+            held = self._held.get(episode_id)
+            if held is None:
+                return None
+            self._held[episode_id] = (held[0], self._clock())
+            self._held.move_to_end(episode_id)
+            return held[0]
+
+    def put(self, episode_id: str, sandbox: Sandbox) -> None:
+        """Hold a sandbox (most recently used)."""
+        with self._guard:
+            self._held[episode_id] = (sandbox, self._clock())
+            self._held.move_to_end(episode_id)
+            LIVE.set(len(self._held))
+
+    def pop(self, episode_id: str) -> Sandbox | None:
+        """Stop holding the episode's sandbox and return it (the caller disposes of it)."""
+        with self._guard:
+            held = self._held.pop(episode_id, None)
+            LIVE.set(len(self._held))
+            return None if held is None else held[0]
+
+    def candidates(self) -> Iterator[tuple[str, str]]:
+        """Episodes to evict, oldest first, with the reason: over capacity, or idle too long."""
+        with self._guard:
+            now = self._clock()
+            over = len(self._held) - self.capacity
+            order = [(eid, used) for eid, (_, used) in self._held.items()]
+        for i, (episode_id, used) in enumerate(order):
+            if i < over:
+                yield episode_id, "capacity"
+            elif now - used > self.idle_s:
+                yield episode_id, "idle"
+            else:
+                return
+
+    def evicted(self, reason: str) -> None:
+        """Count one eviction."""
+        EVICTED.labels(reason).inc()

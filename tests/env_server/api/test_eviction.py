@@ -1,0 +1,95 @@
+"""Bounded sandboxes: evicted episodes come back by replay and still score as if nothing happened."""
+
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+
+from env_server.app import create_app
+from env_server.domain.registry import DomainRegistry
+from env_server.episodes.live import LiveSandboxes
+from env_server.settings import Settings
+from tests.factories import call, start_episode
+
+
+def make_client(tmp_path: Path, sandbox_url: str, registry: DomainRegistry, **limits: Any) -> TestClient:
+    settings = Settings(store_url=f"sqlite:///{tmp_path}/s.db", sandbox_url=sandbox_url, **limits)
+    return TestClient(create_app(settings, registry=registry))
+
+
+def gold_transfer(client: TestClient, eid: str) -> None:
+    call(client, eid, "transfer", source_id="AC-0001", target_id="AC-0002", amount_cents=5000)
+
+
+def finish(client: TestClient, eid: str) -> dict[str, Any]:
+    client.post(f"/v1/episodes/{eid}/messages", json={"content": "The transfer complete."})
+    return client.post(f"/v1/episodes/{eid}/score").json()
+
+
+@pytest.fixture
+def small(tmp_path: Path, sandbox_url: str, toy_registry: DomainRegistry) -> Iterator[TestClient]:
+    with make_client(tmp_path, sandbox_url, toy_registry, max_live_sandboxes=2) as client:
+        yield client
+
+
+def test_least_recently_used_sandbox_is_evicted_and_rebuilt_on_use(small: TestClient) -> None:
+    service = small.app.state.episodes  # type: ignore[attr-defined]
+    first = start_episode(small)
+    gold_transfer(small, first)
+    others = [start_episode(small) for _ in range(2)]
+    assert len(service._live) == 2 and service._live.get(first) is None
+    # The evicted episode sees its own earlier write, then scores 1 like an uninterrupted one.
+    assert call(small, first, "get_account", account_id="AC-0001")["output"]["balance_cents"] == 5000
+    assert finish(small, first)["reward"] == 1
+    assert len(service._live) <= 2
+    for eid in others:  # the others were not disturbed by the rebuild
+        gold_transfer(small, eid)
+        assert finish(small, eid)["reward"] == 1
+    assert 'groundstate_sandboxes_evicted_total{reason="capacity"}' in small.get("/metrics").text
+
+
+def test_idle_sandboxes_are_evicted_and_the_episode_goes_on(
+    tmp_path: Path, sandbox_url: str, toy_registry: DomainRegistry
+) -> None:
+    with make_client(tmp_path, sandbox_url, toy_registry, sandbox_idle_s=0.2) as client:
+        service = client.app.state.episodes  # type: ignore[attr-defined]
+        idle = start_episode(client)
+        gold_transfer(client, idle)
+        time.sleep(0.3)
+        start_episode(client)
+        assert len(service._live) == 1 and service._live.get(idle) is None
+        assert finish(client, idle)["reward"] == 1
+
+
+def test_limits_are_validated() -> None:
+    with pytest.raises(ValueError, match="max_live_sandboxes"):
+        Settings(max_live_sandboxes=0)
+    with pytest.raises(ValueError, match="sandbox_idle_s"):
+        Settings(sandbox_idle_s=0)
+
+
+class FakeClock:
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_candidates_are_oldest_first_and_use_refreshes() -> None:
+    clock = FakeClock()
+    live = LiveSandboxes(capacity=2, idle_s=10, clock=clock)
+    for i, eid in enumerate("abc"):
+        clock.now = i
+        live.put(eid, object())  # type: ignore[arg-type]
+    assert list(live.candidates()) == [("a", "capacity")]
+    clock.now = 5
+    live.get("a")  # used again: now the most recent
+    assert list(live.candidates()) == [("b", "capacity")]
+    clock.now = 13.5  # b (t=1) and c (t=2) idle for more than 10 s, a (t=5) not
+    assert list(live.candidates()) == [("b", "capacity"), ("c", "idle")]
+    live.pop("b")
+    assert list(live.candidates()) == [("c", "idle")]
