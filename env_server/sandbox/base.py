@@ -14,8 +14,25 @@ from sqlalchemy.orm import Session
 from env_server.analytics.sql_guard import check_select
 from env_server.domain import ToolError
 from env_server.domain._context import IdCounter
+from env_server.sandbox.limits import SandboxSession
 from env_server.sandbox.template import Template
 from env_server.scoring.snapshot import ChangedRows, Snapshot, normalise, read_changed, read_snapshot
+
+
+@contextmanager
+def transaction(conn: Connection, *, commit: bool) -> Iterator[Connection]:
+    """One transaction on `conn`: committed on success when `commit`, else (and on any error) rolled back."""
+    trans = conn.begin()
+    try:
+        yield conn
+    except BaseException:
+        if trans.is_active:  # a failed ORM flush may have rolled it back already
+            trans.rollback()
+        raise
+    if commit:
+        trans.commit()
+    else:
+        trans.rollback()
 
 
 class Sandbox(ABC):
@@ -35,7 +52,7 @@ class Sandbox(ABC):
     @contextmanager
     def session(self) -> Iterator[Session]:
         """An ORM session inside one transaction (see `connection`)."""
-        with self.connection() as conn, Session(bind=conn, autoflush=True) as session:
+        with self.connection() as conn, SandboxSession(bind=conn, autoflush=True) as session:
             yield session
             session.flush()
 

@@ -26,7 +26,7 @@ from sqlalchemy.schema import CreateIndex, CreateTable
 from env_server.domain import Domain
 from env_server.domain._context import internal_metadata
 from env_server.sandbox import changelog
-from env_server.sandbox.base import Sandbox, SandboxEngine
+from env_server.sandbox.base import Sandbox, SandboxEngine, transaction
 from env_server.sandbox.template import Template, apply_patch, create_tables, seed
 from env_server.scoring.snapshot import Snapshot
 
@@ -64,18 +64,10 @@ class PostgresSandbox(Sandbox):
         """See `Sandbox.connection`."""
         with self._owner.engine.connect() as conn:
             conn.execution_options(schema_translate_map={None: self.schema})
-            trans = conn.begin()
-            if commit:  # serialise writers of one episode, whichever worker serves them
-                conn.execute(text("SELECT pg_advisory_xact_lock(hashtext(:s))"), {"s": self.schema})
-            try:
+            with transaction(conn, commit=commit):
+                if commit:  # serialise writers of one episode, whichever worker serves them
+                    conn.execute(text("SELECT pg_advisory_xact_lock(hashtext(:s))"), {"s": self.schema})
                 yield conn
-            except BaseException:
-                trans.rollback()
-                raise
-            if commit:
-                trans.commit()
-            else:
-                trans.rollback()
 
     @contextmanager
     def readonly_connection(self, timeout_ms: int) -> Iterator[Connection]:

@@ -24,7 +24,7 @@ from sqlalchemy.pool import NullPool
 
 from env_server.domain import Domain
 from env_server.sandbox import changelog
-from env_server.sandbox.base import Sandbox, SandboxEngine
+from env_server.sandbox.base import Sandbox, SandboxEngine, transaction
 from env_server.sandbox.template import Template, apply_patch, create_tables, seed
 from env_server.scoring.snapshot import Snapshot
 
@@ -93,17 +93,8 @@ class SQLiteSandbox(Sandbox):
             conn = _ENGINE.connect()
         finally:
             _current.reset(token)
-        with conn:
-            trans = conn.begin()
-            try:
-                yield conn
-            except BaseException:
-                trans.rollback()
-                raise
-            if commit:
-                trans.commit()
-            else:
-                trans.rollback()
+        with conn, transaction(conn, commit=commit):
+            yield conn
 
     @contextmanager
     def readonly_connection(self, timeout_ms: int) -> Iterator[Connection]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy.exc import OperationalError
+from sqlalchemy.exc import DataError, IntegrityError, OperationalError
 
 from env_server.analytics import ANALYTICS_TOOLS
 from env_server.domain import Domain, Tool, ToolContext, ToolError
@@ -51,6 +51,9 @@ def run_tool(
             output = tool.invoke(ctx, args)
     except ToolError as exc:
         return ToolCallResult(name=name, call_id=call_id, error=str(exc))
+    except (DataError, IntegrityError) as exc:  # the database refused the agent's values: rolled back
+        reason = str(exc.orig).strip().splitlines()[0]
+        return ToolCallResult(name=name, call_id=call_id, error=f"the database refused this change: {reason}")
     except OperationalError as exc:
         raise BackendError(f"sandbox database failed during tool '{name}': {exc.orig}") from exc
     except Exception as exc:
