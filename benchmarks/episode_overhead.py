@@ -1,8 +1,9 @@
 """Episode overhead over HTTP on loopback: create, 10 tool calls, score — per phase and end to end.
 
 Starts a real `groundstate serve` per backend, drives it with the async client at concurrency 1 and 32, and
-prints p50/p99 per phase and episodes/s. Then measures how sandbox creation scales with seed size (1x vs 10x
-rows) on a synthetic domain, in process.
+prints p50/p99 per phase and episodes/s. Then times the same episode on the episode service in process (the
+server's own work, without HTTP and the client sharing the CPU), and measures how sandbox creation scales
+with seed size (1x vs 10x rows) on a synthetic domain, in process.
 
     python benchmarks/episode_overhead.py [--episodes 200] [--backends sqlite,postgresql] [--task ID]
 """
@@ -104,6 +105,47 @@ async def run_load(url: str, task_id: str, call: tuple[str, dict], episodes: int
     return {"phases": phases, "eps": episodes / elapsed}
 
 
+def service_time(backends: list[str], task_id: str, episodes: int) -> None:
+    """The same episode on the episode service in process: server work without HTTP and client."""
+    import tempfile
+
+    from env_server.app import build_service
+    from env_server.settings import Settings
+    from shared.models import StartEpisodeRequest, ToolCallRequest
+
+    print("\nserver time per episode (episode service in process, no HTTP), p50/p99 ms")
+    print(f"{'backend':<12}{'create':>16}{'tool call':>16}{'score':>16}{'episode':>16}")
+    for backend in backends:
+        store = f"sqlite:///{tempfile.mkdtemp()}/store.db"
+        url = "sqlite://" if backend == "sqlite" else PG_URL
+        svc = build_service(Settings(store_url=store, sandbox_url=url))
+        task = svc.registry.task(task_id)
+        kinds = {t.name: t.kind for t in svc.registry.domain(task.domain).tools}
+        read = next(a for a in task.gold_actions if kinds[a.tool] == "read")
+        phases: dict[str, list[float]] = {"create": [], "tool_call": [], "score": [], "episode": []}
+        for i in range(episodes + 5):
+            t0 = time.perf_counter()
+            eid = svc.start(StartEpisodeRequest(task_id=task_id)).episode_id
+            t1 = time.perf_counter()
+            calls = []
+            for _ in range(TOOL_CALLS):
+                t = time.perf_counter()
+                svc.call_tool(eid, ToolCallRequest(name=read.tool, arguments=read.args))
+                calls.append(time.perf_counter() - t)
+            t2 = time.perf_counter()
+            svc.score(eid)
+            t3 = time.perf_counter()
+            if i >= 5:  # the first episodes build templates and warm caches
+                phases["create"].append(t1 - t0)
+                phases["tool_call"] += calls
+                phases["score"].append(t3 - t2)
+                phases["episode"].append(t3 - t0)
+        cells = "".join(f"{pct(v, 0.5):>8.1f}/{pct(v, 0.99):<7.1f}" for v in phases.values())
+        print(f"{backend:<12}{cells}")
+        svc.sandboxes.close()
+        svc.store.engine.dispose()
+
+
 def creation_scaling(backends: list[str]) -> None:
     from env_server.sandbox import make_sandbox_engine
     from env_server.sandbox.template import Template
@@ -124,9 +166,7 @@ def creation_scaling(backends: list[str]) -> None:
                 sandbox.dispose()
             p50 = pct(times, 0.5)
             base = base or p50
-            print(
-                f"{backend:<12}{rows:>8}{p50:>10.2f}{pct(times, 0.99):>10.2f}   ({p50 / base:.1f}x of 1k)"
-            )
+            print(f"{backend:<12}{rows:>8}{p50:>10.2f}{pct(times, 0.99):>10.2f}   ({p50 / base:.1f}x of 1k)")
         engine.close()
 
 
@@ -163,6 +203,7 @@ def main() -> None:
         finally:
             proc.terminate()
             proc.wait(timeout=30)
+    service_time(backends, args.task, args.episodes)
     creation_scaling(backends)
 
 

@@ -19,12 +19,24 @@ A single exception handler renders them as `{"error": {"code", "message", "field
 
 from __future__ import annotations
 
+from typing import Any
+
 
 class GroundstateError(Exception):
-    """Base of every error the API reports; subclasses fix `code` and `status`."""
+    """Base of every error the API reports; a subclass fixes `code` and `status` as class keywords.
+
+    `class UnknownTaskError(NotFoundError, code="unknown-task")` keeps its parent's status (404).
+    """
 
     code = "internal-error"
     status = 500
+
+    def __init_subclass__(cls, *, code: str | None = None, status: int | None = None, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if code is not None:
+            cls.code = code
+        if status is not None:
+            cls.status = status
 
     def __init__(self, message: str, *, field: str | None = None) -> None:
         super().__init__(message)
@@ -32,86 +44,53 @@ class GroundstateError(Exception):
         self.field = field
 
 
-class NotFoundError(GroundstateError):
+class NotFoundError(GroundstateError, code="not-found", status=404):
     """A named resource does not exist."""
 
-    code = "not-found"
-    status = 404
 
-
-class UnknownDomainError(NotFoundError):
+class UnknownDomainError(NotFoundError, code="unknown-domain"):
     """No domain of that name is installed."""
 
-    code = "unknown-domain"
 
-
-class UnknownTaskError(NotFoundError):
+class UnknownTaskError(NotFoundError, code="unknown-task"):
     """No task of that id is loaded."""
 
-    code = "unknown-task"
 
-
-class UnknownEpisodeError(NotFoundError):
+class UnknownEpisodeError(NotFoundError, code="unknown-episode"):
     """No episode of that id exists (or it was disposed of)."""
 
-    code = "unknown-episode"
 
-
-class InvalidRequestError(GroundstateError):
+class InvalidRequestError(GroundstateError, code="invalid-request", status=422):
     """The request is well-formed JSON but asks for something impossible."""
 
-    code = "invalid-request"
-    status = 422
 
-
-class UnknownToolError(InvalidRequestError):
+class UnknownToolError(InvalidRequestError, code="unknown-tool"):
     """The episode's domain has no tool of that name."""
 
-    code = "unknown-tool"
 
-
-class InvalidArgumentsError(InvalidRequestError):
+class InvalidArgumentsError(InvalidRequestError, code="invalid-arguments"):
     """Tool arguments failed validation; `field` names the first bad argument."""
 
-    code = "invalid-arguments"
 
-
-class EpisodeFinishedError(GroundstateError):
+class EpisodeFinishedError(GroundstateError, code="episode-finished", status=409):
     """The episode was scored already; only GET and DELETE still apply."""
 
-    code = "episode-finished"
-    status = 409
 
-
-class ConversationOverError(GroundstateError):
+class ConversationOverError(GroundstateError, code="conversation-over", status=409):
     """The simulated user already ended the conversation; tools still work, then score."""
 
-    code = "conversation-over"
-    status = 409
 
-
-class UnauthorizedError(GroundstateError):
+class UnauthorizedError(GroundstateError, code="unauthorized", status=401):
     """The bearer API key is missing or wrong."""
 
-    code = "unauthorized"
-    status = 401
 
-
-class BackendError(GroundstateError):
+class BackendError(GroundstateError, code="backend-error", status=503):
     """Infrastructure failed (sandbox, user or judge endpoint); never counted against the agent."""
 
-    code = "backend-error"
-    status = 503
 
-
-class JudgeNotConfiguredError(GroundstateError):
+class JudgeNotConfiguredError(GroundstateError, code="judge-not-configured", status=503):
     """`POST /v1/judge` on a server started without a judge endpoint."""
 
-    code = "judge-not-configured"
-    status = 503
 
-
-class TaskInvalidError(GroundstateError):
+class TaskInvalidError(GroundstateError, code="invalid-task"):
     """A task file is malformed or its gold replay fails; raised at load or validation time."""
-
-    code = "invalid-task"

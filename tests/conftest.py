@@ -1,8 +1,10 @@
-"""Shared fixtures: a toy domain, per-test stores, both sandbox backends, and an app client."""
+"""Shared fixtures: a toy domain (also as an installed plug-in), per-test stores, both sandboxes, a client."""
 
 from __future__ import annotations
 
+import importlib
 import os
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -13,6 +15,7 @@ from sqlalchemy import create_engine, text
 from env_server.app import create_app
 from env_server.domain.registry import DomainRegistry
 from env_server.settings import Settings
+from tests.factories import register_entry_point
 from tests.llm_server import llm_server, own_llm_server
 from tests.toy_domain import domain as toy_domain
 
@@ -49,6 +52,18 @@ def sandbox_url(request: pytest.FixtureRequest) -> str:
     if request.param == "sqlite":
         return "sqlite://"
     return str(request.getfixturevalue("pg_url"))
+
+
+@pytest.fixture
+def toy_site(tmp_path: Path) -> Iterator[Path]:
+    """The toy domain installed as a plug-in: an entry-point record in a site directory on `sys.path`."""
+    site = tmp_path / "site"
+    register_entry_point(site, "toybank", "tests.toy_domain:domain")
+    sys.path.insert(0, str(site))
+    importlib.invalidate_caches()
+    yield site
+    sys.path.remove(str(site))
+    importlib.invalidate_caches()
 
 
 @pytest.fixture

@@ -5,16 +5,18 @@ from __future__ import annotations
 import functools
 import random
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from sqlalchemy import Engine, create_engine
+import pytest
+from sqlalchemy import Engine, create_engine, func, select
 from sqlalchemy.orm import Session
 from sqlalchemy.pool import StaticPool
 
 from env_server.domain import Domain, ToolContext, ToolError
 from env_server.domain._context import internal_metadata
+from shared.tasks import GoldAction
 
 
 def build_database(domain: Domain, rng_seed: int | None = None) -> sqlite3.Connection:
@@ -68,3 +70,40 @@ def run_tool(session: Session, domain: Domain, name: str, **args: Any) -> Any:
         raise
     session.commit()
     return result
+
+
+def tool_caller(domain: Domain) -> Callable[..., Any]:
+    """A test module's `call(session, name, **args)`: `run_tool` on `domain`."""
+
+    def call(session: Session, name: str, **args: Any) -> Any:
+        """Run a tool as the server does: its writes commit, or roll back when it refuses."""
+        return run_tool(session, domain, name, **args)
+
+    return call
+
+
+def sandbox_fixture(domain: Domain, name: str = "sandbox") -> Any:
+    """A test module's fixture `name`: a session on a fresh copy of `domain`'s seeded database per test."""
+
+    @pytest.fixture(name=name)
+    def sandbox() -> Iterator[Session]:
+        with seeded_session(domain) as session:
+            yield session
+
+    return sandbox
+
+
+def count_rows(session: Session, model: type, **where: Any) -> int:
+    """Rows of `model` whose columns equal `where` (all rows without it)."""
+    return session.scalar(select(func.count()).select_from(model).filter_by(**where)) or 0
+
+
+def replay_actions(session: Session, domain: Domain, actions: Iterable[GoldAction]) -> list[str]:
+    """Run `actions` one by one like `run_tool`; return the refusals as "tool: message" (the rest commit)."""
+    refusals = []
+    for action in actions:
+        try:
+            run_tool(session, domain, action.tool, **action.args)
+        except ToolError as exc:
+            refusals.append(f"{action.tool}: {exc}")
+    return refusals

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from pydantic import ValidationError
@@ -221,8 +221,22 @@ def _csv(value: str | None) -> list[str]:
     return [part.strip() for part in (value or "").split(",") if part.strip()]
 
 
-def _campaign(values: Mapping[str, object], out: Path, api_key: str | None, quiet: bool) -> CampaignSummary:
-    """Validate the options, run the campaign, and print its summary and the run's metrics."""
+def _campaign(options: Mapping[str, Any]) -> CampaignSummary:
+    """Run the campaign of an `eval` or `probe` command and print its summary and the run's metrics.
+
+    Args:
+        options: the command's parameters (its `locals()`). Besides `out`, `api_key` and `quiet` they are
+            `CampaignConfig` fields in the command line's spelling: comma-separated `domains` and `tasks`,
+            `split` "all" for both, `timeout` for `timeout_s`; the config rejects any other name.
+    """
+    values = dict(options)
+    out, api_key, quiet = values.pop("out"), values.pop("api_key"), values.pop("quiet")
+    values |= {
+        "domains": _csv(values["domains"]),
+        "tasks": _csv(values["tasks"]),
+        "split": _split(values["split"]),
+        "timeout_s": values.pop("timeout"),
+    }
     try:
         config = CampaignConfig.model_validate(values)
     except ValidationError as exc:
@@ -279,23 +293,7 @@ def eval_command(
     quiet: QuietOpt = False,
 ) -> None:
     """Evaluate a policy: K trials of every selected task; rerun the same command to resume."""
-    values = {
-        "policy": policy,
-        "server": server,
-        "domains": _csv(domains),
-        "split": _split(split),
-        "tasks": _csv(tasks),
-        "limit": limit,
-        "trials": trials,
-        "concurrency": concurrency,
-        "max_turns": max_turns,
-        "user": user,
-        "retries": retries,
-        "timeout_s": timeout,
-        "samples": samples,
-        "select": select,
-    }
-    _campaign(values, out, api_key, quiet)
+    _campaign(locals())
 
 
 @app.command("probe")
@@ -317,19 +315,5 @@ def probe_command(
     quiet: QuietOpt = False,
 ) -> None:
     """Probe a base policy on the train split (8 trials a task) for `groundstate select RUN_DIR`."""
-    values = {
-        "policy": policy,
-        "server": server,
-        "domains": _csv(domains),
-        "split": _split(split),
-        "tasks": _csv(tasks),
-        "limit": limit,
-        "trials": trials,
-        "concurrency": concurrency,
-        "max_turns": max_turns,
-        "user": user,
-        "retries": retries,
-        "timeout_s": timeout,
-    }
-    _campaign(values, out, api_key, quiet)
+    _campaign(locals())
     typer.echo(f"next: groundstate select {out} --out pool.json --keep hard,medium")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, TypeVar
 
 from sqlalchemy import Integer, MetaData, String, select
 from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column
@@ -30,6 +30,12 @@ ReadOnlyQuery = Callable[[str, int], tuple[list[str], list[list[Any]], bool]]
 
 #: First number handed out for a prefix; seeds use lower numbers, so generated IDs never collide.
 FIRST_GENERATED_ID = 90001
+
+RowT = TypeVar("RowT")
+
+
+class ToolError(Exception):
+    """A business-rule refusal: its message is returned to the agent as the tool's result."""
 
 
 @dataclass
@@ -58,3 +64,26 @@ class ToolContext:
         counter.next_value = value + 1
         self.session.flush()
         return f"{prefix}-{value}"
+
+    def insert(self, row: RowT) -> RowT:
+        """Add `row` to the session and flush it, so the database checks it before the tool goes on."""
+        self.session.add(row)
+        self.session.flush()
+        return row
+
+    def get_or_refuse(
+        self, model: type[RowT], key: Any, refusal: str, *, where: Callable[[RowT], bool] | None = None
+    ) -> RowT:
+        """The row of `model` with primary key `key`, or a `ToolError` telling the agent `refusal`.
+
+        Args:
+            model: the mapped class.
+            key: the primary key (a tuple for a composite key).
+            refusal: the agent-facing message when there is no such row, e.g. "Guest G-1 not found".
+            where: a further condition the row must meet (e.g. that it belongs to a given policy);
+                a row that fails it is refused like a missing one.
+        """
+        row = self.session.get(model, key)
+        if row is None or (where is not None and not where(row)):
+            raise ToolError(refusal)
+        return row

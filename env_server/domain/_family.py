@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import random
 import re
+from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -114,6 +115,26 @@ class ScenarioContext:
         return Task.model_validate(
             {"id": self.task_id, "domain": self.domain_name, "split": "train", **fields}
         )
+
+
+@dataclass
+class ScenarioPatch:
+    """The rows one generated task adds on top of the seed, table by table: its `initial_patch`.
+
+    A domain's families subclass it with builders of fresh rows (a customer, an order and its lines...).
+    """
+
+    ctx: ScenarioContext
+    patch: defaultdict[str, list[dict[str, Any]]] = field(default_factory=lambda: defaultdict(list))
+
+    @property
+    def rng(self) -> random.Random:
+        """The draw's RNG."""
+        return self.ctx.rng
+
+    def initial_patch(self) -> dict[str, list[dict[str, Any]]]:
+        """The patch, as a plain dict."""
+        return dict(self.patch)
 
 
 def benchmark_entity_ids(tasks: Iterable[Task]) -> frozenset[str]:

@@ -1,28 +1,12 @@
 """`groundstate tasks generate`: valid, reproducible train tasks on entities no benchmark task uses."""
 
-import importlib
-import sys
-from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
 from typer.testing import CliRunner
 
 from env_server.domain.registry import DomainRegistry, load_tasks_dir
 from env_server.generation import entity_ids, generate
 from groundstate.cli import app
-from tests.factories import register_entry_point
-
-
-@pytest.fixture
-def toy_site(tmp_path: Path) -> Iterator[Path]:
-    site = tmp_path / "site"
-    register_entry_point(site, "toybank", "tests.toy_domain:domain")
-    sys.path.insert(0, str(site))
-    importlib.invalidate_caches()
-    yield site
-    sys.path.remove(str(site))
-    importlib.invalidate_caches()
 
 
 def test_generate_writes_valid_train_tasks_that_avoid_benchmark_entities(

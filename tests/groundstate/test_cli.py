@@ -1,30 +1,16 @@
 """The `groundstate` console script: task listing and validation, through the real entry point."""
 
-import importlib
 import os
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
 from groundstate.cli import app
-from tests.factories import register_entry_point
 
 ROOT = Path(__file__).parents[2]
-
-
-@pytest.fixture
-def toy_site(tmp_path: Path) -> Iterator[Path]:
-    site = tmp_path / "site"
-    register_entry_point(site, "toybank", "tests.toy_domain:domain")
-    sys.path.insert(0, str(site))
-    importlib.invalidate_caches()
-    yield site
-    sys.path.remove(str(site))
-    importlib.invalidate_caches()
 
 
 def test_tasks_validate_passes_on_sqlite(toy_site: Path) -> None:

@@ -9,19 +9,10 @@ from __future__ import annotations
 from datetime import date, datetime
 from typing import Literal
 
-from sqlalchemy import (
-    Boolean,
-    CheckConstraint,
-    Date,
-    DateTime,
-    ForeignKey,
-    Integer,
-    MetaData,
-    String,
-)
+from sqlalchemy import Boolean, CheckConstraint, Date, DateTime, ForeignKey, Integer, String
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
-from env_server.domain import one_of
+from env_server.domain import IdentityVerificationTable, named_metadata, one_of
 
 #: The domain's frozen clock: Thursday 1 October 2026, 09:00 at the service desk.
 NOW = datetime(2026, 10, 1, 9, 0)
@@ -45,14 +36,7 @@ LoyaltyTransactionKind = Literal["stay", "goodwill", "redemption"]
 class Base(DeclarativeBase):
     """Declarative base on the hotel domain's own MetaData."""
 
-    metadata = MetaData(
-        naming_convention={
-            "pk": "pk_%(table_name)s",
-            "fk": "fk_%(table_name)s_%(column_0_name)s",
-            "uq": "uq_%(table_name)s_%(column_0_name)s",
-            "ck": "ck_%(table_name)s_%(constraint_name)s",
-        }
-    )
+    metadata = named_metadata()
 
 
 class Hotel(Base):
@@ -321,16 +305,12 @@ class LoyaltyTransaction(Base):
     created_at: Mapped[datetime] = mapped_column(DateTime, comment="When the points moved.")
 
 
-class IdentityVerification(Base):
+class IdentityVerification(IdentityVerificationTable, Base):
     """A successful identity check in the current conversation; write tools require one (policy rule 1).
 
     The table is per-conversation bookkeeping, excluded from the state comparison as a whole.
     """
 
-    __tablename__ = "identity_verifications"
-
-    verification_id: Mapped[str] = mapped_column(String(10), primary_key=True, comment='e.g. "IV-90001"')
     guest_id: Mapped[str] = mapped_column(
         ForeignKey("guests.guest_id"), comment="Whose identity was checked."
     )
-    verified_at: Mapped[datetime] = mapped_column(DateTime, comment="When the check passed.")

@@ -5,6 +5,8 @@ Shared by the seed and the tools, so seeded premiums and premiums recomputed aft
 
 from __future__ import annotations
 
+from env_server.domains.insurance.models import Policy
+
 #: Base liability premium per vehicle and month, by use of the vehicle.
 USAGE_BASE_CENTS = {"pleasure": 4_800, "commute": 6_200, "business": 8_600}
 #: Surcharge for higher liability limits.
@@ -44,3 +46,14 @@ def vehicle_premium_cents(
     if full_glass:
         total += FULL_GLASS_CENTS
     return total
+
+
+def premium_under(policy: Policy, usage: str) -> int:
+    """Monthly premium of a vehicle used for `usage` under the coverages `policy` carries now."""
+    return vehicle_premium_cents(
+        usage,
+        policy.liability_limits,
+        policy.collision_deductible_cents,
+        policy.comprehensive_deductible_cents,
+        policy.full_glass,
+    )

@@ -29,7 +29,7 @@ from env_server.domains.insurance.models import (
     SupportTicket,
     Vehicle,
 )
-from env_server.domains.insurance.rating import vehicle_premium_cents
+from env_server.domains.insurance.rating import premium_under
 
 TODAY = NOW.date()
 
@@ -255,13 +255,7 @@ def _vehicles(rng: random.Random, policy: Policy, vins: set[str], next_id: _Next
         removed_on = (
             min(TODAY, policy.term_start + timedelta(days=rng.randint(1, 60))) if is_removed else None
         )
-        premium = vehicle_premium_cents(
-            usage,
-            policy.liability_limits,
-            policy.collision_deductible_cents,
-            policy.comprehensive_deductible_cents,
-            policy.full_glass,
-        )
+        premium = premium_under(policy, usage)
         result.append(
             Vehicle(
                 vehicle_id=next_id("VEH"),

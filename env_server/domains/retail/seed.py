@@ -186,13 +186,18 @@ def _customers(history: _History, rng: random.Random) -> list[tuple[Customer, li
     return out
 
 
-def _payment_method(history: _History, rng: random.Random, customer_id: str, kind: str) -> PaymentMethod:
+def method_label(rng: random.Random, kind: str) -> str:
+    """How a stored payment method of `kind` is shown: "Visa ending 4242", "PayPal account"..."""
     digits = f"{rng.randint(0, 9999):04d}"
-    label = {
+    return {
         "credit_card": f"{rng.choice(_CARDS)} ending {digits}",
         "paypal": "PayPal account",
         "gift_card": f"Gift card ending {digits}",
     }[kind]
+
+
+def _payment_method(history: _History, rng: random.Random, customer_id: str, kind: str) -> PaymentMethod:
+    label = method_label(rng, kind)
     method = PaymentMethod(id=history.next_id("PM"), customer_id=customer_id, kind=kind, label=label)
     history.payment_methods.append(method)
     return method

@@ -9,20 +9,10 @@ from __future__ import annotations
 from datetime import date, datetime
 from typing import Literal
 
-from sqlalchemy import (
-    Boolean,
-    CheckConstraint,
-    Date,
-    DateTime,
-    ForeignKey,
-    Integer,
-    MetaData,
-    String,
-    UniqueConstraint,
-)
+from sqlalchemy import Boolean, CheckConstraint, Date, DateTime, ForeignKey, Integer, String, UniqueConstraint
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
-from env_server.domain import one_of
+from env_server.domain import IdentityVerificationTable, named_metadata, one_of
 
 #: The domain's frozen clock: Thursday 1 October 2026, 09:00 UTC at the contact centre.
 NOW = datetime(2026, 10, 1, 9, 0)
@@ -51,14 +41,7 @@ def percent(column: str) -> CheckConstraint:
 class Base(DeclarativeBase):
     """Declarative base on the travel domain's own MetaData."""
 
-    metadata = MetaData(
-        naming_convention={
-            "pk": "pk_%(table_name)s",
-            "fk": "fk_%(table_name)s_%(column_0_name)s",
-            "uq": "uq_%(table_name)s_%(column_0_name)s",
-            "ck": "ck_%(table_name)s_%(constraint_name)s",
-        }
-    )
+    metadata = named_metadata()
 
 
 class Airport(Base):
@@ -392,11 +375,7 @@ class FlightAlert(Base):
     created_at: Mapped[datetime] = mapped_column(DateTime)
 
 
-class IdentityVerification(Base):
+class IdentityVerification(IdentityVerificationTable, Base):
     """A successful identity check of a passenger in the current conversation; write tools require one."""
 
-    __tablename__ = "identity_verifications"
-
-    verification_id: Mapped[str] = mapped_column(String(10), primary_key=True, comment='e.g. "IV-90001"')
     passenger_id: Mapped[str] = mapped_column(ForeignKey("passengers.passenger_id"))
-    verified_at: Mapped[datetime] = mapped_column(DateTime)

@@ -1,37 +1,21 @@
 """A domain defined outside env_server/domains/ is found through its entry point and served unchanged."""
 
-import importlib
-import sys
-from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
 from fastapi.testclient import TestClient
 
 from env_server.app import create_app
 from env_server.domain.registry import DomainRegistry
 from env_server.settings import Settings
-from tests.factories import register_entry_point
 
 
-@pytest.fixture
-def installed_plugin(tmp_path: Path) -> Iterator[None]:
-    site = tmp_path / "site"
-    register_entry_point(site, "toybank", "tests.toy_domain:domain")
-    sys.path.insert(0, str(site))
-    importlib.invalidate_caches()
-    yield
-    sys.path.remove(str(site))
-    importlib.invalidate_caches()
-
-
-def test_entry_point_domain_is_discovered(installed_plugin: None) -> None:
+def test_entry_point_domain_is_discovered(toy_site: Path) -> None:
     registry = DomainRegistry.discover(only=["toybank"])
     assert [d.name for d in registry.domains] == ["toybank"]
     assert registry.task("toybank-transfer-001").domain == "toybank"
 
 
-def test_entry_point_domain_is_served_without_server_changes(installed_plugin: None, tmp_path: Path) -> None:
+def test_entry_point_domain_is_served_without_server_changes(toy_site: Path, tmp_path: Path) -> None:
     settings = Settings(store_url=f"sqlite:///{tmp_path}/s.db", domains=["toybank"])
     with TestClient(create_app(settings)) as client:
         assert [d["name"] for d in client.get("/v1/domains").json()] == ["toybank"]

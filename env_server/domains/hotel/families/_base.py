@@ -269,6 +269,22 @@ def future_stay(
     return stay(ctx, hotel, room_type, check_in, nights)
 
 
+def stay_in_progress(
+    ctx: ScenarioContext, hotel: Hotel, room_type: Row, *, arrived: tuple[int, int], left: tuple[int, int]
+) -> Stay:
+    """A stay that began `arrived` days ago (drawn from the range) with `left` more nights (likewise)."""
+    check_in = TODAY - timedelta(days=ctx.rng.randint(*arrived))
+    return stay(ctx, hotel, room_type, check_in, (TODAY - check_in).days + ctx.rng.randint(*left))
+
+
+def guest_at_hotel(ctx: ScenarioContext) -> tuple[Hotel, Row, Row, Row]:
+    """A hotel, a fresh guest, the guest's card and a room type of the hotel: a one-guest scene's cast."""
+    hotel = pick_hotel(ctx)
+    guest = new_guest(ctx)
+    card = new_card(ctx, guest)
+    return hotel, guest, card, ctx.rng.choice(hotel.room_types)
+
+
 def inventory(ctx: ScenarioContext, room_type: Row, rates: dict[date, int]) -> list[Row]:
     """`room_inventory` rows with a free room on each loaded night of `rates`, at those rates."""
     return [

@@ -8,13 +8,13 @@ from env_server.domain import ScenarioContext, ScenarioUnavailable
 from env_server.domains.hotel.families._base import (
     INVENTORY_LAST_NIGHT,
     MOODS,
-    TODAY,
     booking,
     call,
     complete_inventory,
     days_text,
     dollars,
     future_stay,
+    guest_at_hotel,
     identity,
     inventory,
     known,
@@ -27,6 +27,7 @@ from env_server.domains.hotel.families._base import (
     says_identity,
     short_date,
     stay,
+    stay_in_progress,
     user,
 )
 from env_server.domains.hotel.families._rules import (
@@ -225,13 +226,9 @@ def add_extra(ctx: ScenarioContext) -> Task:
     Some guests want it only if it is free: when it is not, nothing changes and adding it free is wrong.
     """
     rng = ctx.rng
-    hotel = pick_hotel(ctx)
-    guest = new_guest(ctx)
-    card = new_card(ctx, guest)
-    room = rng.choice(hotel.room_types)
+    hotel, guest, card, room = guest_at_hotel(ctx)
     if rng.random() < 0.4:
-        start = TODAY - timedelta(days=rng.randint(1, 3))
-        s = stay(ctx, hotel, room, start, (TODAY - start).days + rng.randint(1, 4))
+        s = stay_in_progress(ctx, hotel, room, arrived=(1, 3), left=(1, 4))
         status = "checked_in"
     else:
         s = future_stay(ctx, hotel, room, rng.randint(0, 25), rng.randint(1, 5))

@@ -112,6 +112,18 @@ def corporate_booking(ctx: ScenarioContext, *, large: bool) -> CorporateBooking:
     return CorporateBooking(hotel, account, traveler, coordinator, bk, patch, change_type, details, asked)
 
 
+def approval_request(c: CorporateBooking, requester: Row) -> Row:
+    """The change filed for a manager's approval (rule 9) on behalf of `requester`."""
+    return call(
+        "create_approval_request",
+        booking_id=c.booking["booking_id"],
+        requested_by_guest_id=requester["guest_id"],
+        change_type=c.change_type,
+        **c.details,
+        note=f"{c.asked[0].upper()}{c.asked[1:]}, as requested",
+    )
+
+
 def direct_change(c: CorporateBooking) -> Row:
     """The change made directly, as rules 5 to 8 set it for the guest who stays."""
     bk, tier = c.booking, c.hotel.tier
@@ -170,41 +182,21 @@ def corporate_change(ctx: ScenarioContext) -> Task:
     )
     verify = call("verify_guest_identity", **identity(requester))
     total = dollars(bk["room_total_cents"])
+    role = "coordinator" if by_coordinator else "traveler"
+    common = {"user": spec, "initial_patch": c.patch}
     if large:
         return ctx.task(
-            difficulty_tags=[
-                "corporate",
-                "approval",
-                c.change_type,
-                "coordinator" if by_coordinator else "traveler",
-            ],
+            difficulty_tags=["corporate", "approval", c.change_type, role],
             description=f"A {c.change_type} on a {total} corporate booking: file it for approval only.",
-            user=spec,
-            initial_patch=c.patch,
-            gold_actions=[
-                verify,
-                call(
-                    "create_approval_request",
-                    booking_id=bk["booking_id"],
-                    requested_by_guest_id=requester["guest_id"],
-                    change_type=c.change_type,
-                    **c.details,
-                    note=f"{c.asked[0].upper()}{c.asked[1:]}, as requested",
-                ),
-            ],
+            gold_actions=[verify, approval_request(c, requester)],
             wrong_actions=[verify, direct_change(c)],
+            **common,
         )
     return ctx.task(
-        difficulty_tags=[
-            "corporate",
-            "under-threshold",
-            c.change_type,
-            "coordinator" if by_coordinator else "traveler",
-        ],
+        difficulty_tags=["corporate", "under-threshold", c.change_type, role],
         description=f"A {c.change_type} on a {total} corporate booking, under the threshold: make it.",
-        user=spec,
-        initial_patch=c.patch,
         gold_actions=[verify, direct_change(c)],
+        **common,
     )
 
 
@@ -269,16 +261,6 @@ def approval_on_file(ctx: ScenarioContext) -> Task:
         description="An earlier request was rejected; a new, different change of a large booking is filed.",
         user=spec,
         initial_patch=patch,
-        gold_actions=[
-            verify,
-            call(
-                "create_approval_request",
-                booking_id=bk["booking_id"],
-                requested_by_guest_id=traveler["guest_id"],
-                change_type=c.change_type,
-                **c.details,
-                note=f"{c.asked[0].upper()}{c.asked[1:]}, as requested",
-            ),
-        ],
+        gold_actions=[verify, approval_request(c, traveler)],
         wrong_actions=[verify, direct_change(c)],
     )

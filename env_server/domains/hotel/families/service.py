@@ -15,18 +15,18 @@ from env_server.domains.hotel.families._base import (
     booking,
     call,
     future_stay,
+    guest_at_hotel,
     identity,
     inventory,
     known,
     merge,
-    new_card,
     new_guest,
     persona,
-    pick_hotel,
     says_identity,
     short_date,
     spoken_phone,
     stay,
+    stay_in_progress,
     user,
 )
 from env_server.domains.hotel.families._rules import (
@@ -71,13 +71,9 @@ def goodwill(ctx: ScenarioContext) -> Task:
     or the guest reports a new problem that earns nothing (open the ticket only).
     """
     rng = ctx.rng
-    hotel = pick_hotel(ctx)
-    guest = new_guest(ctx)
-    card = new_card(ctx, guest)
-    room = rng.choice(hotel.room_types)
+    hotel, guest, card, room = guest_at_hotel(ctx)
     if rng.random() < 0.4:
-        start = TODAY - timedelta(days=rng.randint(1, 4))
-        s = stay(ctx, hotel, room, start, (TODAY - start).days + rng.randint(1, 3))
+        s = stay_in_progress(ctx, hotel, room, arrived=(1, 4), left=(1, 3))
         status = "checked_in"
     else:
         check_out = rng.choice((date(2026, 8, 30), date(2026, 8, 31), date(2026, 9, 1), date(2026, 9, 2)))
@@ -241,10 +237,7 @@ def proxy_refusal(ctx: ScenarioContext) -> Task:
     words and making the change is the wrong trajectory.
     """
     rng = ctx.rng
-    hotel = pick_hotel(ctx)
-    guest = new_guest(ctx)
-    card = new_card(ctx, guest)
-    room = rng.choice(hotel.room_types)
+    hotel, guest, card, room = guest_at_hotel(ctx)
     days = rng.randint(0, 20)
     s = future_stay(ctx, hotel, room, days, rng.randint(1, 4), margin=2)
     bk, pay = booking(ctx, guest, s, card)
@@ -320,10 +313,7 @@ def multi_request(ctx: ScenarioContext) -> Task:
     (rule 8) on a second booking.
     """
     rng = ctx.rng
-    hotel = pick_hotel(ctx)
-    guest = new_guest(ctx)
-    card = new_card(ctx, guest)
-    room = rng.choice(hotel.room_types)
+    hotel, guest, card, room = guest_at_hotel(ctx)
     first_days = rng.randint(0, 12)
     first = future_stay(ctx, hotel, room, first_days, rng.randint(1, 3))
     second = future_stay(

@@ -31,58 +31,51 @@ MAX_NIGHTS = 14
 
 def _get_guest(ctx: ToolContext, guest_id: str) -> Guest:
     """The guest `guest_id`, or a `ToolError` naming it."""
-    guest = ctx.session.get(Guest, guest_id)
-    if guest is None:
-        raise ToolError(f"Guest {guest_id} not found (guest IDs look like G-1042)")
-    return guest
+    return ctx.get_or_refuse(Guest, guest_id, f"Guest {guest_id} not found (guest IDs look like G-1042)")
 
 
 def _get_booking(ctx: ToolContext, booking_id: str) -> Booking:
     """The booking `booking_id`, or a `ToolError` naming it."""
-    booking = ctx.session.get(Booking, booking_id)
-    if booking is None:
-        raise ToolError(f"Booking {booking_id} not found (booking IDs look like BK-10417)")
-    return booking
+    return ctx.get_or_refuse(
+        Booking, booking_id, f"Booking {booking_id} not found (booking IDs look like BK-10417)"
+    )
 
 
 def _get_hotel(ctx: ToolContext, hotel_id: str) -> Hotel:
     """The hotel `hotel_id`, or a `ToolError` naming it."""
-    hotel = ctx.session.get(Hotel, hotel_id)
-    if hotel is None:
-        raise ToolError(f"Hotel {hotel_id} not found (hotel IDs look like H-03)")
-    return hotel
+    return ctx.get_or_refuse(Hotel, hotel_id, f"Hotel {hotel_id} not found (hotel IDs look like H-03)")
 
 
 def _get_room_type(ctx: ToolContext, room_type_id: str) -> RoomType:
     """The room type `room_type_id`, or a `ToolError` naming it."""
-    room_type = ctx.session.get(RoomType, room_type_id)
-    if room_type is None:
-        raise ToolError(f"Room type {room_type_id} not found (room type IDs look like RT-03-DLX)")
-    return room_type
+    return ctx.get_or_refuse(
+        RoomType, room_type_id, f"Room type {room_type_id} not found (room type IDs look like RT-03-DLX)"
+    )
 
 
 def _get_account(ctx: ToolContext, account_id: str) -> CorporateAccount:
     """The corporate account `account_id`, or a `ToolError` naming it."""
-    account = ctx.session.get(CorporateAccount, account_id)
-    if account is None:
-        raise ToolError(f"Corporate account {account_id} not found (account IDs look like CA-02)")
-    return account
+    return ctx.get_or_refuse(
+        CorporateAccount,
+        account_id,
+        f"Corporate account {account_id} not found (account IDs look like CA-02)",
+    )
 
 
 def _get_payment_method(ctx: ToolContext, payment_method_id: str) -> PaymentMethod:
     """The payment method `payment_method_id`, or a `ToolError` naming it."""
-    method = ctx.session.get(PaymentMethod, payment_method_id)
-    if method is None:
-        raise ToolError(f"Payment method {payment_method_id} not found (IDs look like PM-1107)")
-    return method
+    return ctx.get_or_refuse(
+        PaymentMethod,
+        payment_method_id,
+        f"Payment method {payment_method_id} not found (IDs look like PM-1107)",
+    )
 
 
 def _get_ticket(ctx: ToolContext, ticket_id: str) -> SupportTicket:
     """The support ticket `ticket_id`, or a `ToolError` naming it."""
-    ticket = ctx.session.get(SupportTicket, ticket_id)
-    if ticket is None:
-        raise ToolError(f"Support ticket {ticket_id} not found (ticket IDs look like TK-10031)")
-    return ticket
+    return ctx.get_or_refuse(
+        SupportTicket, ticket_id, f"Support ticket {ticket_id} not found (ticket IDs look like TK-10031)"
+    )
 
 
 def verified_guest_ids(ctx: ToolContext) -> set[str]:

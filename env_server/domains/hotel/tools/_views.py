@@ -7,10 +7,11 @@ from __future__ import annotations
 
 from datetime import date
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
+from env_server.domain import RowView
 from env_server.domains.hotel.models import (
     ApprovalRequest,
     Booking,
@@ -22,11 +23,10 @@ from env_server.domains.hotel.models import (
     Payment,
     PaymentMethod,
     RoomType,
-    SupportTicket,
 )
 
 
-class PaymentMethodView(BaseModel):
+class PaymentMethodView(RowView):
     """A card or invoice arrangement that bookings can be charged to."""
 
     payment_method_id: str
@@ -34,7 +34,7 @@ class PaymentMethodView(BaseModel):
     label: str
 
 
-class GuestView(BaseModel):
+class GuestView(RowView):
     """A guest profile with loyalty status and payment methods."""
 
     guest_id: str
@@ -49,7 +49,7 @@ class GuestView(BaseModel):
     payment_methods: list[PaymentMethodView]
 
 
-class BookingSummary(BaseModel):
+class BookingSummary(RowView):
     """One line of a guest's booking list."""
 
     booking_id: str
@@ -62,7 +62,7 @@ class BookingSummary(BaseModel):
     corporate_account_id: str | None
 
 
-class ExtraView(BaseModel):
+class ExtraView(RowView):
     """An add-on billed at check-out."""
 
     extra: str
@@ -70,7 +70,7 @@ class ExtraView(BaseModel):
     complimentary: bool
 
 
-class PaymentView(BaseModel):
+class PaymentView(RowView):
     """A charge or refund recorded for a booking."""
 
     payment_id: str
@@ -80,7 +80,7 @@ class PaymentView(BaseModel):
     payment_method_id: str
 
 
-class ApprovalView(BaseModel):
+class ApprovalView(RowView):
     """A change waiting for (or refused by) a manager."""
 
     approval_id: str
@@ -93,7 +93,7 @@ class ApprovalView(BaseModel):
     new_room_type_id: str | None
 
 
-class BookingView(BaseModel):
+class BookingView(RowView):
     """A booking with its hotel, room, money and pending requests."""
 
     booking_id: str
@@ -119,7 +119,7 @@ class BookingView(BaseModel):
     goodwill_points_awarded: int = Field(description="Goodwill points already given for this stay")
 
 
-class RoomTypeView(BaseModel):
+class RoomTypeView(RowView):
     """A room category of a hotel."""
 
     room_type_id: str
@@ -127,7 +127,7 @@ class RoomTypeView(BaseModel):
     max_occupancy: int
 
 
-class HotelView(BaseModel):
+class HotelView(RowView):
     """A hotel and its room categories."""
 
     hotel_id: str
@@ -137,7 +137,7 @@ class HotelView(BaseModel):
     room_types: list[RoomTypeView]
 
 
-class RoomOffer(BaseModel):
+class RoomOffer(RowView):
     """The price and availability of one room type for a requested stay."""
 
     room_type_id: str
@@ -148,7 +148,7 @@ class RoomOffer(BaseModel):
     total_cents: int = Field(description="Room total for the stay with the plan or corporate discount")
 
 
-class ChangeQuote(BaseModel):
+class ChangeQuote(RowView):
     """What a booking would cost after a change of dates or room type (change fees not included)."""
 
     booking_id: str
@@ -162,7 +162,7 @@ class ChangeQuote(BaseModel):
     )
 
 
-class MemberView(BaseModel):
+class MemberView(RowView):
     """A person linked to a corporate account."""
 
     guest_id: str
@@ -170,7 +170,7 @@ class MemberView(BaseModel):
     corporate_role: str
 
 
-class CorporateAccountView(BaseModel):
+class CorporateAccountView(RowView):
     """A corporate account, its negotiated discount and its people."""
 
     account_id: str
@@ -180,7 +180,7 @@ class CorporateAccountView(BaseModel):
     members: list[MemberView]
 
 
-class TicketView(BaseModel):
+class TicketView(RowView):
     """A reported problem."""
 
     ticket_id: str
@@ -191,7 +191,7 @@ class TicketView(BaseModel):
     summary: str
 
 
-class VerificationView(BaseModel):
+class VerificationView(RowView):
     """The outcome of a successful identity check."""
 
     guest_id: str
@@ -199,7 +199,7 @@ class VerificationView(BaseModel):
     verified: bool
 
 
-class LoyaltyAwardView(BaseModel):
+class LoyaltyAwardView(RowView):
     """Points credited to a guest."""
 
     transaction_id: str
@@ -215,51 +215,14 @@ def guest_view(session: Session, guest: Guest) -> GuestView:
         .where(PaymentMethod.guest_id == guest.guest_id)
         .order_by(PaymentMethod.payment_method_id)
     )
-    return GuestView(
-        guest_id=guest.guest_id,
-        first_name=guest.first_name,
-        last_name=guest.last_name,
-        email=guest.email,
-        phone=guest.phone,
-        loyalty_tier=guest.loyalty_tier,
-        loyalty_points=guest.loyalty_points,
-        corporate_account_id=guest.corporate_account_id,
-        corporate_role=guest.corporate_role,
-        payment_methods=[
-            PaymentMethodView(payment_method_id=m.payment_method_id, kind=m.kind, label=m.label)
-            for m in methods
-        ],
-    )
+    return GuestView.of(guest, payment_methods=list(methods))
 
 
 def booking_summary(session: Session, booking: Booking) -> BookingSummary:
     """One list line for `booking`."""
     room_type = session.get_one(RoomType, booking.room_type_id)
     hotel = session.get_one(Hotel, room_type.hotel_id)
-    return BookingSummary(
-        booking_id=booking.booking_id,
-        status=booking.status,
-        hotel_name=hotel.name,
-        room_type_name=room_type.name,
-        check_in=booking.check_in,
-        check_out=booking.check_out,
-        room_total_cents=booking.room_total_cents,
-        corporate_account_id=booking.corporate_account_id,
-    )
-
-
-def approval_view(request: ApprovalRequest) -> ApprovalView:
-    """The agent's view of an approval request."""
-    return ApprovalView(
-        approval_id=request.approval_id,
-        booking_id=request.booking_id,
-        change_type=request.change_type,
-        status=request.status,
-        requested_by_guest_id=request.requested_by_guest_id,
-        new_check_in=request.new_check_in,
-        new_check_out=request.new_check_out,
-        new_room_type_id=request.new_room_type_id,
-    )
+    return BookingSummary.of(booking, hotel_name=hotel.name, room_type_name=room_type.name)
 
 
 def booking_view(session: Session, booking: Booking) -> BookingView:
@@ -280,38 +243,17 @@ def booking_view(session: Session, booking: Booking) -> BookingView:
             LoyaltyTransaction.booking_id == key, LoyaltyTransaction.kind == "goodwill"
         )
     )
-    return BookingView(
-        booking_id=key,
-        status=booking.status,
-        guest_id=guest.guest_id,
+    return BookingView.of(
+        booking,
         guest_name=f"{guest.first_name} {guest.last_name}",
         hotel_id=hotel.hotel_id,
         hotel_name=hotel.name,
         hotel_tier=hotel.tier,
-        room_type_id=room_type.room_type_id,
         room_type_name=room_type.name,
-        check_in=booking.check_in,
-        check_out=booking.check_out,
         nights=(booking.check_out - booking.check_in).days,
-        adults=booking.adults,
-        rate_plan=booking.rate_plan,
-        room_total_cents=booking.room_total_cents,
-        corporate_account_id=booking.corporate_account_id,
-        payment_method_id=booking.payment_method_id,
-        extras=[
-            ExtraView(extra=e.extra, price_cents=e.price_cents, complimentary=e.complimentary) for e in extras
-        ],
-        payments=[
-            PaymentView(
-                payment_id=p.payment_id,
-                kind=p.kind,
-                purpose=p.purpose,
-                amount_cents=p.amount_cents,
-                payment_method_id=p.payment_method_id,
-            )
-            for p in payments
-        ],
-        approval_requests=[approval_view(a) for a in approvals],
+        extras=list(extras),
+        payments=list(payments),
+        approval_requests=list(approvals),
         goodwill_points_awarded=goodwill or 0,
     )
 
@@ -321,16 +263,7 @@ def hotel_view(session: Session, hotel: Hotel) -> HotelView:
     room_types = session.scalars(
         select(RoomType).where(RoomType.hotel_id == hotel.hotel_id).order_by(RoomType.room_type_id)
     )
-    return HotelView(
-        hotel_id=hotel.hotel_id,
-        name=hotel.name,
-        city=hotel.city,
-        tier=hotel.tier,
-        room_types=[
-            RoomTypeView(room_type_id=r.room_type_id, name=r.name, max_occupancy=r.max_occupancy)
-            for r in room_types
-        ],
-    )
+    return HotelView.of(hotel, room_types=list(room_types))
 
 
 def account_view(session: Session, account: CorporateAccount) -> CorporateAccountView:
@@ -343,29 +276,11 @@ def account_view(session: Session, account: CorporateAccount) -> CorporateAccoun
     members = session.scalars(
         select(Guest).where(Guest.corporate_account_id == account.account_id).order_by(Guest.guest_id)
     )
-    return CorporateAccountView(
-        account_id=account.account_id,
-        company_name=account.company_name,
-        discount_pct=account.discount_pct,
+    return CorporateAccountView.of(
+        account,
         invoice_payment_method_id=invoice,
         members=[
-            MemberView(
-                guest_id=m.guest_id,
-                name=f"{m.first_name} {m.last_name}",
-                corporate_role=m.corporate_role or "",
-            )
+            MemberView.of(m, name=f"{m.first_name} {m.last_name}", corporate_role=m.corporate_role or "")
             for m in members
         ],
-    )
-
-
-def ticket_view(ticket: SupportTicket) -> TicketView:
-    """The agent's view of a support ticket."""
-    return TicketView(
-        ticket_id=ticket.ticket_id,
-        guest_id=ticket.guest_id,
-        booking_id=ticket.booking_id,
-        category=ticket.category,
-        status=ticket.status,
-        summary=ticket.summary,
     )

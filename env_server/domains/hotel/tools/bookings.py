@@ -44,7 +44,6 @@ def get_booking(ctx: ToolContext, booking_id: str) -> BookingView:
     """Show a booking: guest, hotel and tier, room, dates, rate plan, total, extras, payments and approvals.
 
     Args:
-        ctx: the episode's sandbox and clock (supplied by the server).
         booking_id: the booking's ID, e.g. "BK-10417".
     """
     return booking_view(ctx.session, _get_booking(ctx, booking_id))
@@ -61,7 +60,6 @@ def quote_booking_change(
     """Price a change of dates and/or room type without making it; change fees are not included.
 
     Args:
-        ctx: the episode's sandbox and clock (supplied by the server).
         booking_id: the booking's ID, e.g. "BK-10417".
         check_in: the new arrival date, e.g. "2026-10-14"; omit to keep the current one.
         check_out: the new departure date, e.g. "2026-10-16"; omit to keep the current one.
@@ -110,7 +108,6 @@ def create_booking(
     are flexible and paid by the account's invoice payment method.
 
     Args:
-        ctx: the episode's sandbox and clock (supplied by the server).
         guest_id: the guest who will stay, e.g. "G-1042".
         room_type_id: the room type, e.g. "RT-03-DLX" (see search_availability).
         check_in: arrival date, e.g. "2026-10-14".
@@ -177,7 +174,6 @@ def change_booking_dates(
     bookings must not be changed, and some changes need manager approval instead.
 
     Args:
-        ctx: the episode's sandbox and clock (supplied by the server).
         booking_id: the booking's ID, e.g. "BK-10417".
         check_in: the new arrival date, e.g. "2026-10-14".
         check_out: the new departure date, e.g. "2026-10-16".
@@ -213,7 +209,6 @@ def change_room_type(
     Check the policy first: some bookings must not be changed, and some changes need manager approval instead.
 
     Args:
-        ctx: the episode's sandbox and clock (supplied by the server).
         booking_id: the booking's ID, e.g. "BK-10417".
         room_type_id: the new room type at the same hotel, e.g. "RT-03-DLX".
         charge_change_fee: true to charge the change fee the policy sets, false when the policy waives it.
@@ -251,7 +246,6 @@ def cancel_booking(
     loyalty tier) before calling, and cancel only once the guest has agreed to that outcome.
 
     Args:
-        ctx: the episode's sandbox and clock (supplied by the server).
         booking_id: the booking's ID, e.g. "BK-10417".
         refund_percent: share of the room total to refund: 0, 50 or 100.
         reason: the guest's reason, in a few words, e.g. "Trip postponed".
@@ -279,7 +273,6 @@ def add_booking_extra(
     complimentary=true only when the policy makes the extra free for the guest's loyalty tier.
 
     Args:
-        ctx: the episode's sandbox and clock (supplied by the server).
         booking_id: the booking's ID, e.g. "BK-10417".
         extra: "breakfast", "parking" or "late_checkout".
         complimentary: true to waive the price under the loyalty rules, false to bill it.

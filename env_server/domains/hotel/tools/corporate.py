@@ -15,12 +15,7 @@ from env_server.domains.hotel.tools._common import (
     require_same_hotel,
     require_status,
 )
-from env_server.domains.hotel.tools._views import (
-    ApprovalView,
-    CorporateAccountView,
-    account_view,
-    approval_view,
-)
+from env_server.domains.hotel.tools._views import ApprovalView, CorporateAccountView, account_view
 
 
 @tool(kind="read")
@@ -28,7 +23,6 @@ def get_corporate_account(ctx: ToolContext, account_id: str) -> CorporateAccount
     """Show a corporate account: negotiated discount, invoice payment method, travelers and coordinators.
 
     Args:
-        ctx: the episode's sandbox and clock (supplied by the server).
         account_id: the account's ID, e.g. "CA-02".
     """
     return account_view(ctx.session, _get_account(ctx, account_id))
@@ -52,7 +46,6 @@ def create_approval_request(
     asked for: new dates for "change_dates", the new room type for "change_room_type", nothing for "cancel".
 
     Args:
-        ctx: the episode's sandbox and clock (supplied by the server).
         booking_id: the booking's ID, e.g. "BK-20417".
         requested_by_guest_id: the verified person asking: the guest or a coordinator of the account.
         change_type: "change_dates", "change_room_type" or "cancel".
@@ -100,4 +93,4 @@ def create_approval_request(
         created_at=ctx.now,
     )
     ctx.session.add(request)
-    return approval_view(request)
+    return ApprovalView.of(request)

@@ -25,7 +25,6 @@ def find_guest(ctx: ToolContext, email: str) -> GuestView:
     Use it when the guest does not know their guest ID. Finding a profile does not verify the caller.
 
     Args:
-        ctx: the episode's sandbox and clock (supplied by the server).
         email: the guest's email address, e.g. "maya.okafor@example.com" (case does not matter).
     """
     guest = ctx.session.scalars(select(Guest).where(func.lower(Guest.email) == email.strip().lower())).first()
@@ -39,7 +38,6 @@ def get_guest(ctx: ToolContext, guest_id: str) -> GuestView:
     """Show a guest profile: contact details, loyalty tier and points, corporate link, payment methods.
 
     Args:
-        ctx: the episode's sandbox and clock (supplied by the server).
         guest_id: the guest's ID, e.g. "G-1042".
     """
     return guest_view(ctx.session, _get_guest(ctx, guest_id))
@@ -50,7 +48,6 @@ def list_guest_bookings(ctx: ToolContext, guest_id: str) -> list[BookingSummary]
     """List every booking where the guest is the one staying, oldest arrival first.
 
     Args:
-        ctx: the episode's sandbox and clock (supplied by the server).
         guest_id: the guest's ID, e.g. "G-1042".
     """
     _get_guest(ctx, guest_id)
@@ -71,7 +68,6 @@ def verify_guest_identity(
     lasts for the rest of the conversation.
 
     Args:
-        ctx: the episode's sandbox and clock (supplied by the server).
         guest_id: the profile the person claims to be, e.g. "G-1042".
         last_name: the last name the person gave, e.g. "Okafor".
         date_of_birth: the date of birth the person gave, e.g. "1984-03-17".
@@ -92,7 +88,6 @@ def update_guest_contact(
     """Change a verified guest's email address and/or phone number.
 
     Args:
-        ctx: the episode's sandbox and clock (supplied by the server).
         guest_id: the guest's ID, e.g. "G-1042".
         email: the new email address, e.g. "maya.okafor@newmail.example"; omit to keep the current one.
         phone: the new phone number in international format, e.g. "+4915550123"; omit to keep it.

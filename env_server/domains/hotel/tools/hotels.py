@@ -18,7 +18,6 @@ def search_hotels(ctx: ToolContext, city: str) -> list[HotelView]:
     """List the chain's hotels in a city, with their tier and room types.
 
     Args:
-        ctx: the episode's sandbox and clock (supplied by the server).
         city: the city name, e.g. "Berlin".
     """
     hotels = list(
@@ -37,7 +36,6 @@ def get_hotel(ctx: ToolContext, hotel_id: str) -> HotelView:
     """Show a hotel: its city, tier (which sets its cancellation rules) and room types.
 
     Args:
-        ctx: the episode's sandbox and clock (supplied by the server).
         hotel_id: the hotel's ID, e.g. "H-03".
     """
     return hotel_view(ctx.session, _get_hotel(ctx, hotel_id))
@@ -55,7 +53,6 @@ def search_availability(
     """Price every room type of a hotel for a new stay, with how many rooms are free on all its nights.
 
     Args:
-        ctx: the episode's sandbox and clock (supplied by the server).
         hotel_id: the hotel's ID, e.g. "H-03".
         check_in: arrival date, e.g. "2026-10-14".
         check_out: departure date, e.g. "2026-10-16".

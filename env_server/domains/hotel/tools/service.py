@@ -12,7 +12,7 @@ from env_server.domains.hotel.tools._common import (
     _get_ticket,
     require_verified,
 )
-from env_server.domains.hotel.tools._views import LoyaltyAwardView, TicketView, ticket_view
+from env_server.domains.hotel.tools._views import LoyaltyAwardView, TicketView
 
 
 @tool(kind="read")
@@ -20,14 +20,13 @@ def list_support_tickets(ctx: ToolContext, guest_id: str) -> list[TicketView]:
     """List the support tickets a guest has reported, oldest first.
 
     Args:
-        ctx: the episode's sandbox and clock (supplied by the server).
         guest_id: the guest's ID, e.g. "G-1042".
     """
     _get_guest(ctx, guest_id)
     tickets = ctx.session.scalars(
         select(SupportTicket).where(SupportTicket.guest_id == guest_id).order_by(SupportTicket.ticket_id)
     )
-    return [ticket_view(t) for t in tickets]
+    return [TicketView.of(t) for t in tickets]
 
 
 @tool(kind="write")
@@ -39,7 +38,6 @@ def open_support_ticket(
     Anyone may report a problem: this does not need identity verification. Open one ticket per problem.
 
     Args:
-        ctx: the episode's sandbox and clock (supplied by the server).
         guest_id: the guest reporting it, e.g. "G-1042".
         category: "noise", "cleanliness", "maintenance", "billing" or "other".
         summary: the problem in a sentence, e.g. "Heating in room 412 does not work".
@@ -58,7 +56,7 @@ def open_support_ticket(
         created_at=ctx.now,
     )
     ctx.session.add(ticket)
-    return ticket_view(ticket)
+    return TicketView.of(ticket)
 
 
 @tool(kind="write")
@@ -69,7 +67,6 @@ def award_goodwill_points(ctx: ToolContext, ticket_id: str, points: int) -> Loya
     stays.
 
     Args:
-        ctx: the episode's sandbox and clock (supplied by the server).
         ticket_id: the support ticket the award answers, e.g. "TK-90001".
         points: the number of points to credit, e.g. 1000.
     """
@@ -94,9 +91,4 @@ def award_goodwill_points(ctx: ToolContext, ticket_id: str, points: int) -> Loya
         created_at=ctx.now,
     )
     ctx.session.add(transaction)
-    return LoyaltyAwardView(
-        transaction_id=transaction.transaction_id,
-        guest_id=guest.guest_id,
-        points=points,
-        new_balance=guest.loyalty_points,
-    )
+    return LoyaltyAwardView.of(transaction, new_balance=guest.loyalty_points)

@@ -10,12 +10,11 @@ reference data (makes and models, lenders) is read from seed rows no benchmark t
 from __future__ import annotations
 
 import random
-from collections import defaultdict
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
-from env_server.domain import ScenarioContext, ScenarioUnavailable
+from env_server.domain import ScenarioPatch, ScenarioUnavailable
 from env_server.domains.insurance.families._common import (
     ADULT_AGE,
     COVERAGE_BY_CAUSE,
@@ -43,7 +42,7 @@ from env_server.domains.insurance.models import (
     Policy,
     Vehicle,
 )
-from env_server.domains.insurance.rating import vehicle_premium_cents
+from env_server.domains.insurance.rating import premium_under
 from env_server.domains.insurance.tools._common import age_on
 
 
@@ -64,21 +63,10 @@ def born(years: int, rng: random.Random) -> date:
 
 
 @dataclass
-class Scene:
-    """The rows one generated task adds on top of the seed."""
+class Scene(ScenarioPatch):
+    """The rows one generated task adds on top of the seed: holders, policies, vehicles, drivers, claims."""
 
-    ctx: ScenarioContext
-    patch: defaultdict[str, list[Row]] = field(default_factory=lambda: defaultdict(list))
     _vehicles: list[Row] | None = None
-
-    @property
-    def rng(self) -> random.Random:
-        """The draw's RNG."""
-        return self.ctx.rng
-
-    def initial_patch(self) -> dict[str, list[Row]]:
-        """The patch, as a plain dict."""
-        return dict(self.patch)
 
     def add(self, *objects: Base) -> None:
         """Append ORM objects to the patch."""
@@ -253,13 +241,7 @@ class Scene:
             usage=usage,
             ownership=ownership,
             lienholder=None if ownership == "owned" else self.lender(),
-            monthly_premium_cents=vehicle_premium_cents(
-                usage,
-                policy.liability_limits,
-                policy.collision_deductible_cents,
-                policy.comprehensive_deductible_cents,
-                policy.full_glass,
-            ),
+            monthly_premium_cents=premium_under(policy, usage),
             status="active",
             added_on=added,
         )

@@ -71,32 +71,28 @@ def change_by_status(ctx: ScenarioContext) -> Task:
         ],
     }
     reads = [holder.find(), action("get_policy", policy_id=pid)]
-    patch = scene.initial_patch()
+    fields = {"user": user, "initial_patch": scene.initial_patch()}
     if status == "lapsed":
         return ctx.task(
             difficulty_tags=["policy-status", what, "refusal"],
             description=f"The policy lapsed on {holder.policy.lapsed_on}: no {what} change until reinstated.",
-            user=user,
-            initial_patch=patch,
             gold_actions=reads,
             wrong_actions=[holder.verify(), change],
+            **fields,
         )
     if status == "cancelled":
         return ctx.task(
             difficulty_tags=["policy-status", what, "refusal"],
             description=f"The policy is cancelled: a {what} change is refused, with no hand-off ticket.",
-            user=user,
-            initial_patch=patch,
             gold_actions=reads,
             wrong_actions=[ticket(holder, "policy_change", f"Add a {what}", f"Customer asked to {wish}.")],
+            **fields,
         )
     if young:
         args = change["args"]
         return ctx.task(
             difficulty_tags=["drivers", "underwriting", "hold", "dates"],
             description="A new driver under 18 is not added by chat: an underwriting ticket instead.",
-            user=user,
-            initial_patch=patch,
             gold_actions=[
                 *reads,
                 ticket(
@@ -106,15 +102,15 @@ def change_by_status(ctx: ScenarioContext) -> Task:
                     f"Policyholder asks to add {args['first_name']} (born {args['date_of_birth']}).",
                 ),
             ],
+            **fields,
         )
     after = [id_cards(pid)] if what == "vehicle" and status == "active" else []
     return ctx.task(
         difficulty_tags=["policy-status", what, *(["documents"] if after else [])],
         description=f"Add a {what} to {'an' if status == 'active' else 'a'} {status} policy"
         + (" and email new ID cards." if after else " (no ID cards in grace)." if what == "vehicle" else "."),
-        user=user,
-        initial_patch=patch,
         gold_actions=[reads[0], holder.verify(), reads[1], change, *after],
+        **fields,
     )
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import date
+from typing import TypeVar
 
 from sqlalchemy import select
 
@@ -18,56 +19,50 @@ from env_server.domains.insurance.models import (
     Policy,
     Vehicle,
 )
-from env_server.domains.insurance.rating import vehicle_premium_cents
+from env_server.domains.insurance.rating import premium_under
 from env_server.domains.insurance.tools._views import (
     BillingView,
     CustomerView,
     DriverView,
-    InstalmentPlanView,
-    PaymentView,
     PolicyView,
-    VehicleView,
 )
 
 
 def _get_customer(ctx: ToolContext, customer_id: str) -> Customer:
     """The customer `customer_id`, or a not-found `ToolError`."""
-    customer = ctx.session.get(Customer, customer_id)
-    if customer is None:
-        raise ToolError(f"Customer {customer_id} not found")
-    return customer
+    return ctx.get_or_refuse(Customer, customer_id, f"Customer {customer_id} not found")
 
 
 def _get_policy(ctx: ToolContext, policy_id: str) -> Policy:
     """The policy `policy_id`, or a not-found `ToolError`."""
-    policy = ctx.session.get(Policy, policy_id)
-    if policy is None:
-        raise ToolError(f"Policy {policy_id} not found")
-    return policy
+    return ctx.get_or_refuse(Policy, policy_id, f"Policy {policy_id} not found")
 
 
 def _get_vehicle(ctx: ToolContext, policy: Policy, vehicle_id: str) -> Vehicle:
     """The vehicle `vehicle_id` of `policy`, or a not-found `ToolError`."""
-    vehicle = ctx.session.get(Vehicle, vehicle_id)
-    if vehicle is None or vehicle.policy_id != policy.policy_id:
-        raise ToolError(f"Vehicle {vehicle_id} not found on policy {policy.policy_id}")
-    return vehicle
+    return _get_on_policy(ctx, Vehicle, vehicle_id, policy)
 
 
 def _get_driver(ctx: ToolContext, policy: Policy, driver_id: str) -> Driver:
     """The driver `driver_id` of `policy`, or a not-found `ToolError`."""
-    driver = ctx.session.get(Driver, driver_id)
-    if driver is None or driver.policy_id != policy.policy_id:
-        raise ToolError(f"Driver {driver_id} not found on policy {policy.policy_id}")
-    return driver
+    return _get_on_policy(ctx, Driver, driver_id, policy)
+
+
+OnPolicy = TypeVar("OnPolicy", Vehicle, Driver)
+
+
+def _get_on_policy(ctx: ToolContext, model: type[OnPolicy], key: str, policy: Policy) -> OnPolicy:
+    return ctx.get_or_refuse(
+        model,
+        key,
+        f"{model.__name__} {key} not found on policy {policy.policy_id}",
+        where=lambda row: row.policy_id == policy.policy_id,
+    )
 
 
 def _get_claim(ctx: ToolContext, claim_id: str) -> Claim:
     """The claim `claim_id`, or a not-found `ToolError`."""
-    claim = ctx.session.get(Claim, claim_id)
-    if claim is None:
-        raise ToolError(f"Claim {claim_id} not found")
-    return claim
+    return ctx.get_or_refuse(Claim, claim_id, f"Claim {claim_id} not found")
 
 
 def _get_billing(ctx: ToolContext, policy: Policy) -> BillingAccount:
@@ -115,13 +110,7 @@ def reprice(ctx: ToolContext, policy: Policy) -> None:
     for vehicle in _vehicles(ctx, policy):
         if vehicle.status != "active":
             continue
-        vehicle.monthly_premium_cents = vehicle_premium_cents(
-            vehicle.usage,
-            policy.liability_limits,
-            policy.collision_deductible_cents,
-            policy.comprehensive_deductible_cents,
-            policy.full_glass,
-        )
+        vehicle.monthly_premium_cents = premium_under(policy, vehicle.usage)
         total += vehicle.monthly_premium_cents
     policy.monthly_premium_cents = total
 
@@ -139,9 +128,7 @@ def customer_view(ctx: ToolContext, customer: Customer) -> CustomerView:
     policy_ids = ctx.session.scalars(
         select(Policy.policy_id).where(Policy.customer_id == customer.customer_id).order_by(Policy.policy_id)
     )
-    view = CustomerView.model_validate(customer)
-    view.policy_ids = list(policy_ids)
-    return view
+    return CustomerView.of(customer, policy_ids=list(policy_ids))
 
 
 def policy_view(ctx: ToolContext, policy: Policy) -> PolicyView:
@@ -151,20 +138,10 @@ def policy_view(ctx: ToolContext, policy: Policy) -> PolicyView:
     drivers = ctx.session.scalars(
         select(Driver).where(Driver.policy_id == policy.policy_id).order_by(Driver.driver_id)
     )
-    return PolicyView(
-        **{
-            name: getattr(policy, name)
-            for name in PolicyView.model_fields
-            if name not in ("vehicles", "drivers")
-        },
-        vehicles=[VehicleView.model_validate(v) for v in _vehicles(ctx, policy)],
-        drivers=[
-            DriverView(
-                **{n: getattr(d, n) for n in DriverView.model_fields if n != "age"},
-                age=age_on(d.date_of_birth, today),
-            )
-            for d in drivers
-        ],
+    return PolicyView.of(
+        policy,
+        vehicles=_vehicles(ctx, policy),
+        drivers=[DriverView.of(d, age=age_on(d.date_of_birth, today)) for d in drivers],
     )
 
 
@@ -182,16 +159,10 @@ def billing_view(ctx: ToolContext, policy: Policy) -> BillingView:
         .where(Payment.billing_account_id == account.billing_account_id)
         .order_by(Payment.paid_on.desc(), Payment.payment_id.desc())
     )
-    return BillingView(
-        billing_account_id=account.billing_account_id,
-        policy_id=policy.policy_id,
+    return BillingView.of(
+        account,
         policy_status=policy.status,
         monthly_premium_cents=policy.monthly_premium_cents,
-        payment_method=account.payment_method,
-        payment_last4=account.payment_last4,
-        autopay=account.autopay,
-        past_due_cents=account.past_due_cents,
-        next_due_date=account.next_due_date,
-        instalment_plans=[InstalmentPlanView.model_validate(p) for p in plans],
-        payments=[PaymentView.model_validate(p) for p in payments],
+        instalment_plans=list(plans),
+        payments=list(payments),
     )

@@ -9,14 +9,12 @@ from __future__ import annotations
 
 from datetime import date, datetime
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
+
+from env_server.domain import RowView
 
 
-class _View(BaseModel):
-    model_config = ConfigDict(from_attributes=True)
-
-
-class CustomerView(_View):
+class CustomerView(RowView):
     """A customer profile without identity factors."""
 
     customer_id: str
@@ -31,7 +29,7 @@ class CustomerView(_View):
     policy_ids: list[str] = Field(default_factory=list)
 
 
-class VerificationView(_View):
+class VerificationView(RowView):
     """The outcome of a successful identity check."""
 
     verification_id: str
@@ -39,7 +37,7 @@ class VerificationView(_View):
     verified: bool = True
 
 
-class VehicleView(_View):
+class VehicleView(RowView):
     """A vehicle on a policy."""
 
     vehicle_id: str
@@ -56,7 +54,7 @@ class VehicleView(_View):
     removed_on: date | None
 
 
-class DriverView(_View):
+class DriverView(RowView):
     """A driver on a policy; `age` is in whole years on today's date."""
 
     driver_id: str
@@ -72,7 +70,7 @@ class DriverView(_View):
     removed_on: date | None
 
 
-class PolicyView(_View):
+class PolicyView(RowView):
     """A policy with its coverages, vehicles and drivers."""
 
     policy_id: str
@@ -96,7 +94,7 @@ class PolicyView(_View):
     drivers: list[DriverView]
 
 
-class PaymentView(_View):
+class PaymentView(RowView):
     """A payment charged to the method on file."""
 
     payment_id: str
@@ -105,7 +103,7 @@ class PaymentView(_View):
     method: str
 
 
-class InstalmentPlanView(_View):
+class InstalmentPlanView(RowView):
     """A catch-up plan for a past-due amount."""
 
     plan_id: str
@@ -117,7 +115,7 @@ class InstalmentPlanView(_View):
     created_on: date
 
 
-class BillingView(_View):
+class BillingView(RowView):
     """A policy's billing account, its instalment plans and its payments (newest first)."""
 
     billing_account_id: str
@@ -133,7 +131,7 @@ class BillingView(_View):
     payments: list[PaymentView]
 
 
-class ClaimView(_View):
+class ClaimView(RowView):
     """A claim and where it stands."""
 
     claim_id: str
@@ -151,7 +149,7 @@ class ClaimView(_View):
     description: str
 
 
-class DocumentView(_View):
+class DocumentView(RowView):
     """A document sent to, or requested from, a customer."""
 
     document_id: str
@@ -163,7 +161,7 @@ class DocumentView(_View):
     created_on: date
 
 
-class TicketView(_View):
+class TicketView(RowView):
     """A support ticket."""
 
     ticket_id: str

@@ -54,7 +54,7 @@ def list_claims(ctx: ToolContext, policy_id: str) -> list[ClaimView]:
     claims = ctx.session.scalars(
         select(Claim).where(Claim.policy_id == policy.policy_id).order_by(Claim.claim_id)
     )
-    return [ClaimView.model_validate(c) for c in claims]
+    return [ClaimView.of(c) for c in claims]
 
 
 @tool(kind="read")
@@ -64,7 +64,7 @@ def get_claim(ctx: ToolContext, claim_id: str) -> ClaimView:
     Args:
         claim_id: the claim id, e.g. "CLM-70012".
     """
-    return ClaimView.model_validate(_get_claim(ctx, claim_id))
+    return ClaimView.of(_get_claim(ctx, claim_id))
 
 
 @tool(kind="write")
@@ -120,9 +120,7 @@ def file_claim(
         status="open",
         description=description.strip(),
     )
-    ctx.session.add(claim)
-    ctx.session.flush()
-    return ClaimView.model_validate(claim)
+    return ClaimView.of(ctx.insert(claim))
 
 
 @tool(kind="write")
@@ -137,7 +135,7 @@ def approve_claim_payout(ctx: ToolContext, claim_id: str) -> ClaimView:
     claim = _open_claim(ctx, claim_id)
     claim.status = "approved"
     claim.payout_cents = max(0, claim.estimated_damage_cents - claim.deductible_cents)
-    return ClaimView.model_validate(claim)
+    return ClaimView.of(claim)
 
 
 @tool(kind="write")
@@ -149,7 +147,7 @@ def refer_claim_to_adjuster(ctx: ToolContext, claim_id: str) -> ClaimView:
     """
     claim = _open_claim(ctx, claim_id)
     claim.status = "adjuster_review"
-    return ClaimView.model_validate(claim)
+    return ClaimView.of(claim)
 
 
 @tool(kind="write")
@@ -184,6 +182,4 @@ def request_claim_document(
         delivery="upload",
         created_on=ctx.now.date(),
     )
-    ctx.session.add(document)
-    ctx.session.flush()
-    return DocumentView.model_validate(document)
+    return DocumentView.of(ctx.insert(document))

@@ -182,9 +182,7 @@ def create_support_ticket(
         description=description.strip(),
         created_at=ctx.now,
     )
-    ctx.session.add(ticket)
-    ctx.session.flush()
-    return TicketView.model_validate(ticket)
+    return TicketView.of(ctx.insert(ticket))
 
 
 @tool(kind="read")
@@ -200,4 +198,4 @@ def list_support_tickets(ctx: ToolContext, customer_id: str) -> list[TicketView]
         .where(SupportTicket.customer_id == customer_id)
         .order_by(SupportTicket.ticket_id)
     )
-    return [TicketView.model_validate(t) for t in tickets]
+    return [TicketView.of(t) for t in tickets]

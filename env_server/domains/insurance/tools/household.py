@@ -10,7 +10,7 @@ from sqlalchemy import select
 
 from env_server.domain import ToolContext, ToolError, tool
 from env_server.domains.insurance.models import Driver, UsState, Vehicle, VehicleOwnership, VehicleUsage
-from env_server.domains.insurance.rating import vehicle_premium_cents
+from env_server.domains.insurance.rating import premium_under
 from env_server.domains.insurance.tools._common import (
     _get_driver,
     _get_vehicle,
@@ -63,13 +63,7 @@ def add_vehicle(
     ).first()
     if insured is not None:
         raise ToolError(f"VIN {vin} is already insured as vehicle {insured.vehicle_id}")
-    premium = vehicle_premium_cents(
-        usage,
-        policy.liability_limits,
-        policy.collision_deductible_cents,
-        policy.comprehensive_deductible_cents,
-        policy.full_glass,
-    )
+    premium = premium_under(policy, usage)
     ctx.session.add(
         Vehicle(
             vehicle_id=ctx.new_id("VEH"),

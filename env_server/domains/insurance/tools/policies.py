@@ -115,9 +115,7 @@ def send_policy_document(
         delivery=delivery,
         created_on=ctx.now.date(),
     )
-    ctx.session.add(document)
-    ctx.session.flush()
-    return DocumentView.model_validate(document)
+    return DocumentView.of(ctx.insert(document))
 
 
 @tool(kind="read")
@@ -131,4 +129,4 @@ def list_documents(ctx: ToolContext, policy_id: str) -> list[DocumentView]:
     documents = ctx.session.scalars(
         select(Document).where(Document.policy_id == policy.policy_id).order_by(Document.document_id)
     )
-    return [DocumentView.model_validate(d) for d in documents]
+    return [DocumentView.of(d) for d in documents]

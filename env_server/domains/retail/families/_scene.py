@@ -8,15 +8,14 @@ rows no benchmark task mentions.
 
 from __future__ import annotations
 
-import random
-from collections import defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
 from typing import Any
 
-from env_server.domain import ScenarioContext, ScenarioUnavailable
+from env_server.domain import ScenarioPatch, ScenarioUnavailable
 from env_server.domains.retail.catalog import FREE_SHIPPING_FROM_CENTS, RETURN_FEE_CENTS, SHIPPING_CENTS
 from env_server.domains.retail.families._policy import TIER, TIER_CODES, fee_waived
+from env_server.domains.retail.seed import method_label
 
 Row = dict[str, Any]
 Action = dict[str, Any]
@@ -47,7 +46,6 @@ _PERSONAS = (
     "a little frustrated but reasonable", "careful, double-checks amounts", "friendly and relaxed",
 )
 # fmt: on
-_CARDS = ("Visa", "Mastercard", "Amex", "Discover")
 _TRACKING = {"UPS": "1ZGN", "FedEx": "7749", "USPS": "9405"}
 
 
@@ -145,21 +143,8 @@ class PlacedOrder:
     carrier: str | None = None
 
 
-@dataclass
-class Scene:
-    """The rows one generated task adds on top of the seed."""
-
-    ctx: ScenarioContext
-    patch: defaultdict[str, list[Row]] = field(default_factory=lambda: defaultdict(list))
-
-    @property
-    def rng(self) -> random.Random:
-        """The draw's RNG."""
-        return self.ctx.rng
-
-    def initial_patch(self) -> dict[str, list[Row]]:
-        """The patch, as a plain dict."""
-        return dict(self.patch)
+class Scene(ScenarioPatch):
+    """The rows one generated task adds on top of the seed: customers, their orders, stock levels."""
 
     def customer(self, tier: str | None = None, extra_method: bool = False) -> Person:
         """A fresh customer with a credit card (and, with `extra_method`, PayPal or a gift card too)."""
@@ -204,12 +189,7 @@ class Scene:
             kinds.append(rng.choice(("paypal", "gift_card")))
         for kind in kinds:
             method_id = self.ctx.new_id("PM")
-            digits = f"{rng.randint(0, 9999):04d}"
-            label = {
-                "credit_card": f"{rng.choice(_CARDS)} ending {digits}",
-                "paypal": "PayPal account",
-                "gift_card": f"Gift card ending {digits}",
-            }[kind]
+            label = method_label(rng, kind)
             person.methods.append(method_id)
             person.labels.append(label)
             self.patch["payment_methods"].append(
@@ -395,6 +375,22 @@ class Scene:
 def action(tool: str, **args: Any) -> Action:
     """One gold (or wrong) tool call."""
     return {"tool": tool, "args": args}
+
+
+def refusal(person: Person, order: PlacedOrder, wrong: Action, tag: str) -> dict[str, Any]:
+    """The task fields of a refusal: looking the order up changes nothing; verifying and doing `wrong` fails.
+
+    Args:
+        person: the customer asking.
+        order: the order asked about.
+        wrong: the write the policy refuses.
+        tag: the difficulty tag of the refused request, e.g. "price-protection".
+    """
+    return {
+        "difficulty_tags": ["refusal", tag, "generated"],
+        "gold_actions": [action("get_order", order_id=order.id)],
+        "wrong_actions": [person.verify(), wrong],
+    }
 
 
 def user(

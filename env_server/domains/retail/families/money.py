@@ -14,7 +14,7 @@ from env_server.domains.retail.families._policy import (
     TODAY,
     delay_credit,
 )
-from env_server.domains.retail.families._scene import Scene, action, cents, day, user
+from env_server.domains.retail.families._scene import Scene, action, cents, day, refusal, user
 from shared.tasks import Task
 
 
@@ -87,10 +87,8 @@ def delay_compensation(ctx: ScenarioContext) -> Task:
         else f"only {late} day(s) late"
     )
     return ctx.task(
-        difficulty_tags=["refusal", "delay-compensation", "generated"],
         description=f"Late-delivery compensation asked for a {cents(order.total_cents)} order: none, {why}.",
-        gold_actions=[action("get_order", order_id=order.id)],
-        wrong_actions=[person.verify(), issue],
+        **refusal(person, order, issue, "delay-compensation"),
         **fields,
     )
 
@@ -166,10 +164,8 @@ def price_protection(ctx: ScenarioContext) -> Task:
         else f"{since} days after delivery"
     )
     return ctx.task(
-        difficulty_tags=["refusal", "price-protection", "generated"],
         description=f"Price difference of {cents(amount)} asked: refuse, {why}.",
-        gold_actions=[action("get_order", order_id=order.id)],
-        wrong_actions=[person.verify(), refund],
+        **refusal(person, order, refund, "price-protection"),
         **fields,
     )
 

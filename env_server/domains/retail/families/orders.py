@@ -24,6 +24,7 @@ from env_server.domains.retail.families._scene import (
     Scene,
     action,
     cents,
+    refusal,
     return_terms,
     user,
 )
@@ -53,6 +54,15 @@ def _unshipped_order(
             line.product["id"], order.warehouse, available=scene.rng.randint(0, 25), reserve=line.quantity
         )
     return order
+
+
+#: The arguments of `update_order_address` that take an address (line, city, state, zip), in that order.
+ADDRESS_ARGS = ("address_line", "city", "state", "zip_code")
+
+
+def address_update(order: PlacedOrder, new: tuple[str, str, str, str]) -> Action:
+    """The call that sends `order` to the address `new` (line, city, state, zip)."""
+    return action("update_order_address", order_id=order.id, **dict(zip(ADDRESS_ARGS, new, strict=True)))
 
 
 def _names(order: PlacedOrder) -> str:
@@ -96,10 +106,8 @@ def cancel_order(ctx: ScenarioContext) -> Task:
     }
     if status == "shipped":
         return ctx.task(
-            difficulty_tags=["refusal", "cancellation", "generated"],
             description="Cancellation of an order already in transit: refuse (a return is possible later).",
-            gold_actions=[action("get_order", order_id=order.id)],
-            wrong_actions=[person.verify(), cancel],
+            **refusal(person, order, cancel, "cancellation"),
             **fields,
         )
     return ctx.task(
@@ -132,14 +140,7 @@ def address_change(ctx: ScenarioContext) -> Task:
         ship_to=old,
     )
     where = f"{new[0]}, {new[1]}, {new[2]} {new[3]}"
-    update = action(
-        "update_order_address",
-        order_id=order.id,
-        address_line=new[0],
-        city=new[1],
-        state=new[2],
-        zip_code=new[3],
-    )
+    update = address_update(order, new)
     if variant == "third-party":
         relation = rng.choice(_RELATIONS)
         return ctx.task(
@@ -324,16 +325,7 @@ def multi_step(ctx: ScenarioContext) -> Task:
             ship_to=scene.address(),
         )
         asks.append(f"order {order.id} should go to {new[0]}, {new[1]}, {new[2]} {new[3]} instead.")
-        writes.append(
-            action(
-                "update_order_address",
-                order_id=order.id,
-                address_line=new[0],
-                city=new[1],
-                state=new[2],
-                zip_code=new[3],
-            )
-        )
+        writes.append(address_update(order, new))
     ordinals = ("First", "Second", "Third", "And last")
     opening = "Hi, I have a few things today. " + " ".join(
         f"{o}, {a}" for o, a in zip(ordinals, asks, strict=False)

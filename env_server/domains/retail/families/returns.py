@@ -16,6 +16,7 @@ from env_server.domains.retail.families._scene import (
     action,
     cents,
     day,
+    refusal,
     return_terms,
     user,
 )
@@ -160,10 +161,8 @@ def return_window(ctx: ScenarioContext) -> Task:
         )
     why = "the item is final sale" if final_sale else f"day {since} is past the {window}-day window"
     return ctx.task(
-        difficulty_tags=["refusal", "return-window" if not final_sale else "final-sale", "generated"],
         description=f"{TIER[person.tier].name} member asks to return {product['name']}: refuse, {why}.",
-        gold_actions=[action("get_order", order_id=order.id)],
-        wrong_actions=[person.verify(), create],
+        **refusal(person, order, create, "return-window" if not final_sale else "final-sale"),
         **fields,
     )
 

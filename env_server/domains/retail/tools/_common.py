@@ -36,10 +36,9 @@ UNSHIPPED = ("pending", "processing")
 
 def _get_customer(ctx: ToolContext, customer_id: str) -> Customer:
     """The customer `customer_id`, or a `ToolError` naming it."""
-    customer = ctx.session.get(Customer, customer_id)
-    if customer is None:
-        raise ToolError(f"Customer {customer_id} not found; customer IDs look like 'CU-10001'")
-    return customer
+    return ctx.get_or_refuse(
+        Customer, customer_id, f"Customer {customer_id} not found; customer IDs look like 'CU-10001'"
+    )
 
 
 def require_verified(ctx: ToolContext, customer_id: str) -> None:
@@ -56,17 +55,14 @@ def require_verified(ctx: ToolContext, customer_id: str) -> None:
 
 def _get_order(ctx: ToolContext, order_id: str) -> Order:
     """The order `order_id`, or a `ToolError` naming it."""
-    order = ctx.session.get(Order, order_id)
-    if order is None:
-        raise ToolError(f"Order {order_id} not found; order IDs look like 'OR-10001'")
-    return order
+    return ctx.get_or_refuse(Order, order_id, f"Order {order_id} not found; order IDs look like 'OR-10001'")
 
 
 def _get_item(ctx: ToolContext, order_item_id: str, order: Order | None = None) -> OrderItem:
     """The order line `order_item_id` (of `order`, when given), or a `ToolError`."""
-    item = ctx.session.get(OrderItem, order_item_id)
-    if item is None:
-        raise ToolError(f"Order item {order_item_id} not found; order item IDs look like 'OI-10001'")
+    item = ctx.get_or_refuse(
+        OrderItem, order_item_id, f"Order item {order_item_id} not found; order item IDs look like 'OI-10001'"
+    )
     if order is not None and item.order_id != order.id:
         lines = ", ".join(i.id for i in items_of(ctx, order.id))
         raise ToolError(f"Order item {order_item_id} is not part of order {order.id} (its items: {lines})")
@@ -75,18 +71,14 @@ def _get_item(ctx: ToolContext, order_item_id: str, order: Order | None = None) 
 
 def _get_product(ctx: ToolContext, product_id: str) -> Product:
     """The product `product_id`, or a `ToolError` naming it."""
-    product = ctx.session.get(Product, product_id)
-    if product is None:
-        raise ToolError(f"Product {product_id} not found; product IDs look like 'PR-10001'")
-    return product
+    return ctx.get_or_refuse(
+        Product, product_id, f"Product {product_id} not found; product IDs look like 'PR-10001'"
+    )
 
 
 def _get_promotion(ctx: ToolContext, code: str) -> Promotion:
     """The promotion with promo code `code` (case-insensitive), or a `ToolError`."""
-    promotion = ctx.session.get(Promotion, code.strip().upper())
-    if promotion is None:
-        raise ToolError(f"Promo code {code!r} does not exist")
-    return promotion
+    return ctx.get_or_refuse(Promotion, code.strip().upper(), f"Promo code {code!r} does not exist")
 
 
 def _get_payment_method(ctx: ToolContext, payment_method_id: str, customer_id: str) -> PaymentMethod:

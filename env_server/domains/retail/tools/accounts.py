@@ -18,7 +18,6 @@ def verify_customer_identity(ctx: ToolContext, email: str, zip_code: str) -> Cus
     (never details you looked up). Until it succeeds, every change to the account is refused.
 
     Args:
-        ctx: the episode's sandbox and clock (supplied by the server).
         email: the account's email address as the customer spells it, e.g. "maya.okafor@example.org".
         zip_code: the five-digit zip code of the billing address, e.g. "60614".
     """
@@ -38,7 +37,6 @@ def get_customer(ctx: ToolContext, customer_id: str) -> CustomerView:
     """Read a customer's profile: tier and its benefits, store credit, payment methods and order IDs.
 
     Args:
-        ctx: the episode's sandbox and clock (supplied by the server).
         customer_id: the customer's ID, e.g. "CU-10042".
     """
     return customer_view(ctx, _get_customer(ctx, customer_id))
@@ -49,7 +47,6 @@ def list_orders(ctx: ToolContext, customer_id: str) -> list[OrderSummary]:
     """List a customer's orders, newest first, with status, total and product names.
 
     Args:
-        ctx: the episode's sandbox and clock (supplied by the server).
         customer_id: the customer's ID, e.g. "CU-10042".
     """
     _get_customer(ctx, customer_id)

@@ -7,7 +7,7 @@ from sqlalchemy import or_, select
 from env_server.domain import ToolContext, tool
 from env_server.domains.retail.models import Product, ProductCategory
 from env_server.domains.retail.tools._common import _get_product, _get_promotion
-from env_server.domains.retail.tools._views import ProductView, PromotionView, product_view, promotion_view
+from env_server.domains.retail.tools._views import ProductView, PromotionView, product_view
 
 
 @tool(kind="read")
@@ -17,7 +17,6 @@ def search_products(
     """Search the catalogue by words in the product name or brand, optionally within one category.
 
     Args:
-        ctx: the episode's sandbox and clock (supplied by the server).
         query: words to look for, e.g. "quietwave" or "oled"; empty lists everything (in the category).
         category: one of laptop, phone, tablet, headphones, tv, camera, wearable, gaming, accessory.
     """
@@ -35,7 +34,6 @@ def get_product(ctx: ToolContext, product_id: str) -> ProductView:
     """Read one product: today's price, warranty months, final-sale flag and available stock per warehouse.
 
     Args:
-        ctx: the episode's sandbox and clock (supplied by the server).
         product_id: the product's ID, e.g. "PR-10013".
     """
     return product_view(ctx, _get_product(ctx, product_id))
@@ -46,7 +44,6 @@ def get_promotion(ctx: ToolContext, code: str) -> PromotionView:
     """Read a promo code's discount and conditions (minimum subtotal, minimum tier, validity dates).
 
     Args:
-        ctx: the episode's sandbox and clock (supplied by the server).
         code: the promo code as the customer gives it, e.g. "FALL10".
     """
-    return promotion_view(_get_promotion(ctx, code))
+    return PromotionView.of(_get_promotion(ctx, code))

@@ -16,7 +16,7 @@ from env_server.domains.retail.tools._common import (
     refunded_cents,
     require_verified,
 )
-from env_server.domains.retail.tools._views import RefundView, StoreCreditView, credit_view, refund_view
+from env_server.domains.retail.tools._views import RefundView, StoreCreditView, credit_view
 
 
 @tool(kind="write")
@@ -35,7 +35,6 @@ def issue_refund(
     minus what was already refunded.
 
     Args:
-        ctx: the episode's sandbox and clock (supplied by the server).
         order_id: the order, e.g. "OR-10317".
         amount_cents: the amount in cents, e.g. 2000 for $20.00.
         payment_method_id: where the money goes, e.g. "PM-10088".
@@ -59,9 +58,7 @@ def issue_refund(
         reason=reason,
         created_at=ctx.now,
     )
-    ctx.session.add(refund)
-    ctx.session.flush()
-    return refund_view(refund)
+    return RefundView.of(ctx.insert(refund))
 
 
 @tool(kind="write")
@@ -71,7 +68,6 @@ def issue_store_credit(
     """Add store credit to a customer's balance, e.g. the delay compensation the policy grants.
 
     Args:
-        ctx: the episode's sandbox and clock (supplied by the server).
         customer_id: the customer, e.g. "CU-10042".
         amount_cents: the credit in cents, e.g. 3250 for $32.50.
         reason: delay_compensation or goodwill.

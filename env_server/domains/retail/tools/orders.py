@@ -29,7 +29,6 @@ def get_order(ctx: ToolContext, order_id: str) -> OrderView:
     """Read an order: lines, payment method, shipments and tracking, refunds, returns and compensation.
 
     Args:
-        ctx: the episode's sandbox and clock (supplied by the server).
         order_id: the order's ID, e.g. "OR-10317".
     """
     return order_view(ctx, _get_order(ctx, order_id))
@@ -42,7 +41,6 @@ def cancel_order(ctx: ToolContext, order_id: str, reason: CancelReason) -> Order
     Only after the customer confirmed the cancellation. Delivered orders cannot be cancelled.
 
     Args:
-        ctx: the episode's sandbox and clock (supplied by the server).
         order_id: the order to cancel, e.g. "OR-10317".
         reason: the customer's reason: no_longer_needed, ordered_by_mistake, found_better_price,
             delivery_too_slow or other.
@@ -81,7 +79,6 @@ def update_order_address(
     """Change the shipping address of an order that has not shipped yet (pending or processing).
 
     Args:
-        ctx: the episode's sandbox and clock (supplied by the server).
         order_id: the order, e.g. "OR-10317".
         address_line: street and number, e.g. "418 Lakeview Dr Apt 3".
         city: the city, e.g. "Chicago".
@@ -110,7 +107,6 @@ def apply_promotion(ctx: ToolContext, order_id: str, code: str) -> OrderView:
     an order can carry one promo code only.
 
     Args:
-        ctx: the episode's sandbox and clock (supplied by the server).
         order_id: the order, e.g. "OR-10317".
         code: the promo code, e.g. "FALL10".
     """

@@ -15,7 +15,7 @@ from env_server.domains.retail.tools._common import (
     _get_payment_method,
     require_verified,
 )
-from env_server.domains.retail.tools._views import ReturnView, return_view
+from env_server.domains.retail.tools._views import ReturnView
 
 
 @tool(kind="write")
@@ -35,7 +35,6 @@ def create_return(
     and the approval limit in the policy before calling.
 
     Args:
-        ctx: the episode's sandbox and clock (supplied by the server).
         order_id: the delivered order, e.g. "OR-10317".
         order_item_id: the line being returned, e.g. "OI-10520".
         quantity: how many units of that line come back, e.g. 1.
@@ -66,6 +65,4 @@ def create_return(
         refund_payment_method_id=refund_payment_method_id,
         created_at=ctx.now,
     )
-    ctx.session.add(ret)
-    ctx.session.flush()
-    return return_view(ret)
+    return ReturnView.of(ctx.insert(ret))

@@ -13,7 +13,7 @@ from env_server.domains.retail.tools._common import (
     shipments_of,
     stock_of,
 )
-from env_server.domains.retail.tools._views import ShipmentView, shipment_view
+from env_server.domains.retail.tools._views import ShipmentView
 
 
 @tool(kind="read")
@@ -21,7 +21,6 @@ def track_shipment(ctx: ToolContext, tracking_number: str) -> ShipmentView:
     """Find a parcel by its carrier tracking number and show its status and the order it belongs to.
 
     Args:
-        ctx: the episode's sandbox and clock (supplied by the server).
         tracking_number: the carrier's tracking number, e.g. "1Z8F3K2M9Q4R7T1V5X".
     """
     shipment = ctx.session.scalars(
@@ -29,7 +28,7 @@ def track_shipment(ctx: ToolContext, tracking_number: str) -> ShipmentView:
     ).one_or_none()
     if shipment is None:
         raise ToolError(f"No shipment has tracking number {tracking_number}")
-    return shipment_view(shipment)
+    return ShipmentView.of(shipment)
 
 
 @tool(kind="write")
@@ -40,7 +39,6 @@ def reship_order(ctx: ToolContext, order_id: str) -> ShipmentView:
     with the same carrier. Refused when any unit is out of stock there.
 
     Args:
-        ctx: the episode's sandbox and clock (supplied by the server).
         order_id: the order whose parcel was lost, e.g. "OR-10317".
     """
     order = _get_order(ctx, order_id)
@@ -70,6 +68,4 @@ def reship_order(ctx: ToolContext, order_id: str) -> ShipmentView:
         shipped_on=None,
         delivered_on=None,
     )
-    ctx.session.add(replacement)
-    ctx.session.flush()
-    return shipment_view(replacement)
+    return ShipmentView.of(ctx.insert(replacement))

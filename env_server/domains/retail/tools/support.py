@@ -19,7 +19,7 @@ from env_server.domains.retail.tools._common import (
     _get_product,
     require_verified,
 )
-from env_server.domains.retail.tools._views import ApprovalView, TicketView, approval_view, ticket_view
+from env_server.domains.retail.tools._views import ApprovalView, TicketView
 
 
 @tool(kind="write")
@@ -37,7 +37,6 @@ def create_support_ticket(
     without an account leaves customer_id and order_id empty.
 
     Args:
-        ctx: the episode's sandbox and clock (supplied by the server).
         category: missing_package, damaged_delivery, billing, product_question, account or feedback.
         summary: what happened, in a sentence or two.
         customer_id: the customer, e.g. "CU-10042"; defaults to the order's customer.
@@ -63,9 +62,7 @@ def create_support_ticket(
         summary=summary.strip(),
         created_at=ctx.now,
     )
-    ctx.session.add(ticket)
-    ctx.session.flush()
-    return ticket_view(ticket)
+    return TicketView.of(ctx.insert(ticket))
 
 
 @tool(kind="write")
@@ -80,7 +77,6 @@ def create_approval_request(
     """Put a refund or return on hold for a supervisor, instead of issuing it, when the policy requires it.
 
     Args:
-        ctx: the episode's sandbox and clock (supplied by the server).
         order_id: the order, e.g. "OR-10317".
         kind: refund (a direct refund) or return (a return's refund).
         amount_cents: the money awaiting approval in cents, e.g. 129900 for $1,299.00.
@@ -111,9 +107,7 @@ def create_approval_request(
         summary=summary.strip(),
         created_at=ctx.now,
     )
-    ctx.session.add(request)
-    ctx.session.flush()
-    return approval_view(request)
+    return ApprovalView.of(ctx.insert(request))
 
 
 @tool(kind="read")
@@ -121,7 +115,6 @@ def list_support_tickets(ctx: ToolContext, customer_id: str) -> list[TicketView]
     """List a customer's support tickets, newest first.
 
     Args:
-        ctx: the episode's sandbox and clock (supplied by the server).
         customer_id: the customer, e.g. "CU-10042".
     """
     _get_customer(ctx, customer_id)
@@ -130,4 +123,4 @@ def list_support_tickets(ctx: ToolContext, customer_id: str) -> list[TicketView]
         .where(SupportTicket.customer_id == customer_id)
         .order_by(SupportTicket.id.desc())
     )
-    return [ticket_view(t) for t in tickets]
+    return [TicketView.of(t) for t in tickets]

@@ -20,7 +20,7 @@ from env_server.domains.retail.models import (
     WarrantyResolution,
 )
 from env_server.domains.retail.tools._common import _get_item, require_verified, shipments_of
-from env_server.domains.retail.tools._views import WarrantyClaimView, claim_view
+from env_server.domains.retail.tools._views import WarrantyClaimView
 
 #: Months a Voltline protection plan adds to the warranty (and accidental damage cover).
 PROTECTION_PLAN_MONTHS = 24
@@ -72,7 +72,6 @@ def check_warranty(ctx: ToolContext, order_item_id: str) -> WarrantyStatusView:
     the delivery date.
 
     Args:
-        ctx: the episode's sandbox and clock (supplied by the server).
         order_item_id: the order line, e.g. "OI-10520".
     """
     item = _get_item(ctx, order_item_id)
@@ -94,7 +93,7 @@ def check_warranty(ctx: ToolContext, order_item_id: str) -> WarrantyStatusView:
         coverage_ends_on=ends,
         covered_today=covered,
         accidental_damage_covered=covered and item.protection_plan,
-        claims=[claim_view(c) for c in _claims(ctx, item)],
+        claims=_claims(ctx, item),
     )
 
 
@@ -111,7 +110,6 @@ def file_warranty_claim(
     Check coverage with check_warranty and the policy's resolution rule first. One open claim per item.
 
     Args:
-        ctx: the episode's sandbox and clock (supplied by the server).
         order_item_id: the order line, e.g. "OI-10520".
         issue_type: defect, battery or accidental_damage.
         resolution: repair or replacement, as the policy decides.
@@ -136,6 +134,4 @@ def file_warranty_claim(
         description=description.strip(),
         created_at=ctx.now,
     )
-    ctx.session.add(claim)
-    ctx.session.flush()
-    return claim_view(claim)
+    return WarrantyClaimView.of(ctx.insert(claim))

@@ -9,13 +9,12 @@ own. Reference data (scheduled flights, seat prices, fare classes) comes from th
 
 from __future__ import annotations
 
-from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 from typing import Any
 
-from env_server.domain import ScenarioContext, ScenarioUnavailable
+from env_server.domain import ScenarioPatch, ScenarioUnavailable
 from env_server.domains.travel.families._policy import TIERS, Action, Row, birthday, iso, when
 from env_server.domains.travel.fares import fare_price_cents
 from env_server.domains.travel.models import NOW
@@ -140,16 +139,13 @@ class Trip:
 
 
 @dataclass
-class Scene:
+class Scene(ScenarioPatch):
     """The `initial_patch` of one generated task, and the seed reference data it is built from."""
 
-    ctx: ScenarioContext
-    patch: dict[str, list[Row]] = field(default_factory=lambda: defaultdict(list))
     _numbers: set[str] = field(default_factory=set)
     _names: set[tuple[str, str]] = field(default_factory=set)
 
     def __post_init__(self) -> None:
-        self.rng = self.ctx.rng
         self.fares: dict[str, Row] = {r["code"]: r for r in self.ctx.seed_tables["fare_classes"]}
         self.inventory: dict[tuple[str, str], Row] = {
             (r["flight_id"], r["cabin"]): r for r in self.ctx.seed_tables["seat_inventory"]

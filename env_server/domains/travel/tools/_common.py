@@ -27,14 +27,8 @@ from env_server.domains.travel.models import (
     Traveler,
 )
 from env_server.domains.travel.tools._views import (
-    BaggageView,
-    CompensationView,
-    FlightView,
-    PaymentView,
     ReservationView,
-    ReviewView,
     SegmentView,
-    TravelerView,
 )
 
 #: Statuses of a flight that has left the gate: it can no longer be changed, cancelled or have bags added.
@@ -42,31 +36,21 @@ FLOWN = ("departed", "landed")
 
 
 def _get_passenger(ctx: ToolContext, passenger_id: str) -> Passenger:
-    passenger = ctx.session.get(Passenger, passenger_id)
-    if passenger is None:
-        raise ToolError(f"Passenger {passenger_id} not found")
-    return passenger
+    return ctx.get_or_refuse(Passenger, passenger_id, f"Passenger {passenger_id} not found")
 
 
 def _get_reservation(ctx: ToolContext, reservation_id: str) -> Reservation:
-    reservation = ctx.session.get(Reservation, reservation_id)
-    if reservation is None:
-        raise ToolError(f"Reservation {reservation_id} not found")
-    return reservation
+    return ctx.get_or_refuse(Reservation, reservation_id, f"Reservation {reservation_id} not found")
 
 
 def _get_flight(ctx: ToolContext, flight_id: str) -> Flight:
-    flight = ctx.session.get(Flight, flight_id)
-    if flight is None:
-        raise ToolError(f"Flight {flight_id} not found")
-    return flight
+    return ctx.get_or_refuse(Flight, flight_id, f"Flight {flight_id} not found")
 
 
 def _get_fare(ctx: ToolContext, code: str) -> FareClass:
-    fare = ctx.session.get(FareClass, code)
-    if fare is None:
-        raise ToolError(f"Fare class {code} not found (valid: BASIC, STANDARD, FLEX, BUSINESS)")
-    return fare
+    return ctx.get_or_refuse(
+        FareClass, code, f"Fare class {code} not found (valid: BASIC, STANDARD, FLEX, BUSINESS)"
+    )
 
 
 def _get_loyalty(ctx: ToolContext, passenger_id: str) -> LoyaltyAccount:
@@ -79,26 +63,27 @@ def _get_loyalty(ctx: ToolContext, passenger_id: str) -> LoyaltyAccount:
 
 
 def _get_inventory(ctx: ToolContext, flight_id: str, cabin: str) -> SeatInventory:
-    inventory = ctx.session.get(SeatInventory, (flight_id, cabin))
-    if inventory is None:
-        raise ToolError(f"Flight {flight_id} has no {cabin} cabin")
-    return inventory
+    return ctx.get_or_refuse(SeatInventory, (flight_id, cabin), f"Flight {flight_id} has no {cabin} cabin")
 
 
 def _get_traveler(ctx: ToolContext, reservation: Reservation, traveler_id: str) -> Traveler:
-    traveler = ctx.session.get(Traveler, traveler_id)
-    if traveler is None or traveler.reservation_id != reservation.reservation_id:
-        raise ToolError(f"Traveler {traveler_id} is not on reservation {reservation.reservation_id}")
-    return traveler
+    return ctx.get_or_refuse(
+        Traveler,
+        traveler_id,
+        f"Traveler {traveler_id} is not on reservation {reservation.reservation_id}",
+        where=lambda traveler: traveler.reservation_id == reservation.reservation_id,
+    )
 
 
 def _get_own_payment_method(ctx: ToolContext, payment_method_id: str | None, owner_id: str) -> PaymentMethod:
     if payment_method_id is None:
         raise ToolError("A payment method is required: this operation costs money")
-    method = ctx.session.get(PaymentMethod, payment_method_id)
-    if method is None or method.passenger_id != owner_id:
-        raise ToolError(f"Payment method {payment_method_id} does not belong to passenger {owner_id}")
-    return method
+    return ctx.get_or_refuse(
+        PaymentMethod,
+        payment_method_id,
+        f"Payment method {payment_method_id} does not belong to passenger {owner_id}",
+        where=lambda method: method.passenger_id == owner_id,
+    )
 
 
 def _check_amount(name: str, value: int, *, positive: bool = True) -> None:
@@ -184,12 +169,24 @@ def _charge(
                 f"{amount_cents} are needed (a voucher must cover the whole amount)"
             )
         method.balance_cents = balance - amount_cents
+    _record_payment(ctx, reservation, method.payment_method_id, "charge", purpose, amount_cents)
+
+
+def _record_payment(
+    ctx: ToolContext,
+    reservation: Reservation,
+    payment_method_id: str,
+    direction: str,
+    purpose: str,
+    amount_cents: int,
+) -> None:
+    """Record money moved for `reservation`: a charge to, or a refund onto, `payment_method_id`."""
     ctx.session.add(
         Payment(
             payment_id=ctx.new_id("PY"),
             reservation_id=reservation.reservation_id,
-            payment_method_id=method.payment_method_id,
-            direction="charge",
+            payment_method_id=payment_method_id,
+            direction=direction,
             purpose=purpose,
             amount_cents=amount_cents,
             created_at=ctx.now,
@@ -211,17 +208,20 @@ def _refund_to_original(ctx: ToolContext, reservation: Reservation, amount_cents
     method = ctx.session.get(PaymentMethod, original.payment_method_id)
     if method is not None and method.kind == "voucher" and method.balance_cents is not None:
         method.balance_cents += amount_cents
-    ctx.session.add(
-        Payment(
-            payment_id=ctx.new_id("PY"),
-            reservation_id=reservation.reservation_id,
-            payment_method_id=original.payment_method_id,
-            direction="refund",
-            purpose="cancellation_refund",
-            amount_cents=amount_cents,
-            created_at=ctx.now,
-        )
+    _record_payment(
+        ctx, reservation, original.payment_method_id, "refund", "cancellation_refund", amount_cents
     )
+
+
+def _require_flight_on(ctx: ToolContext, reservation_id: str, flight_id: str) -> None:
+    """Refuse a flight that is not one of the reservation's segments."""
+    on_reservation = ctx.session.scalars(
+        select(Segment.segment_id).where(
+            Segment.reservation_id == reservation_id, Segment.flight_id == flight_id
+        )
+    ).first()
+    if on_reservation is None:
+        raise ToolError(f"Flight {flight_id} is not on reservation {reservation_id}")
 
 
 def _reservation_view(ctx: ToolContext, reservation: Reservation) -> ReservationView:
@@ -241,27 +241,13 @@ def _reservation_view(ctx: ToolContext, reservation: Reservation) -> Reservation
         .where(SupervisorReview.reservation_id == rid)
         .order_by(SupervisorReview.review_id)
     )
-    return ReservationView(
-        reservation_id=rid,
-        holder_id=reservation.holder_id,
-        fare_class=reservation.fare_class,
-        trip_type=reservation.trip_type,
-        status=reservation.status,
-        booked_at=reservation.booked_at,
-        cancelled_at=reservation.cancelled_at,
+    return ReservationView.of(
+        reservation,
         ticket_value_cents=sum(s.fare_cents for s in segments) * len(travelers),
-        travelers=[TravelerView.of(t) for t in travelers],
-        segments=[
-            SegmentView(
-                seq=s.seq,
-                cabin=s.cabin,
-                fare_cents=s.fare_cents,
-                flight=FlightView.of(_get_flight(ctx, s.flight_id)),
-            )
-            for s in segments
-        ],
-        baggage=[BaggageView.of(b) for b in bags],
-        payments=[PaymentView.of(p) for p in payments],
-        compensations=[CompensationView.of(c) for c in compensations],
-        supervisor_reviews=[ReviewView.of(r) for r in reviews],
+        travelers=travelers,
+        segments=[SegmentView.of(s, flight=_get_flight(ctx, s.flight_id)) for s in segments],
+        baggage=list(bags),
+        payments=list(payments),
+        compensations=list(compensations),
+        supervisor_reviews=list(reviews),
     )

@@ -4,24 +4,15 @@ from __future__ import annotations
 
 from datetime import date, datetime
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 
+from env_server.domain import RowView
 from env_server.domains.travel.models import (
-    Baggage,
-    Compensation,
-    FareClass,
-    Flight,
-    FlightAlert,
-    LoyaltyAccount,
-    MileageTransaction,
-    Payment,
     PaymentMethod,
-    SupervisorReview,
-    Traveler,
 )
 
 
-class FlightView(BaseModel):
+class FlightView(RowView):
     """One departure of a flight and its operational status."""
 
     flight_id: str
@@ -35,24 +26,8 @@ class FlightView(BaseModel):
     delay_minutes: int = Field(description="Arrival delay: actual once landed, expected before.")
     disruption_cause: str | None = Field(description="Why it is delayed or cancelled.")
 
-    @classmethod
-    def of(cls, flight: Flight) -> FlightView:
-        """The view of a flight row."""
-        return cls(
-            flight_id=flight.flight_id,
-            flight_number=flight.flight_number,
-            origin=flight.origin,
-            destination=flight.destination,
-            departure_at=flight.departure_at,
-            arrival_at=flight.arrival_at,
-            distance_miles=flight.distance_miles,
-            status=flight.status,
-            delay_minutes=flight.delay_minutes,
-            disruption_cause=flight.disruption_cause,
-        )
 
-
-class FareOffer(BaseModel):
+class FareOffer(RowView):
     """Today's price of one fare class on one flight."""
 
     fare_class: str
@@ -67,7 +42,7 @@ class FlightOption(FlightView):
     fares: list[FareOffer]
 
 
-class FareClassView(BaseModel):
+class FareClassView(RowView):
     """The rules of one fare class, as stored in the fare table."""
 
     code: str
@@ -82,13 +57,8 @@ class FareClassView(BaseModel):
     refund_pct_day_plus: int = Field(description="Refund % when cancelled 24 h to under 7 days before.")
     refund_pct_last_day: int = Field(description="Refund % when cancelled under 24 h before departure.")
 
-    @classmethod
-    def of(cls, fare: FareClass) -> FareClassView:
-        """The view of a fare class row."""
-        return cls.model_validate(fare, from_attributes=True)
 
-
-class PaymentMethodView(BaseModel):
+class PaymentMethodView(RowView):
     """A card or voucher the passenger can pay with."""
 
     payment_method_id: str
@@ -97,24 +67,8 @@ class PaymentMethodView(BaseModel):
     balance_cents: int | None = Field(description="Remaining value of a voucher; null for cards.")
     expires_on: date | None = Field(description="Last day a voucher can be used.")
 
-    @classmethod
-    def of(cls, method: PaymentMethod) -> PaymentMethodView:
-        """The view of a payment method row."""
-        label = (
-            f"{method.card_brand} ending {method.card_last4}"
-            if method.kind == "credit_card"
-            else "Travel voucher"
-        )
-        return cls(
-            payment_method_id=method.payment_method_id,
-            kind=method.kind,
-            label=label,
-            balance_cents=method.balance_cents,
-            expires_on=method.expires_on,
-        )
 
-
-class LoyaltyView(BaseModel):
+class LoyaltyView(RowView):
     """A loyalty account's standing."""
 
     loyalty_id: str
@@ -122,13 +76,8 @@ class LoyaltyView(BaseModel):
     miles_balance: int
     enrolled_on: date
 
-    @classmethod
-    def of(cls, account: LoyaltyAccount) -> LoyaltyView:
-        """The view of a loyalty account row."""
-        return cls.model_validate(account, from_attributes=True)
 
-
-class PassengerProfile(BaseModel):
+class PassengerProfile(RowView):
     """A customer profile with what they own."""
 
     passenger_id: str
@@ -141,7 +90,7 @@ class PassengerProfile(BaseModel):
     reservation_ids: list[str] = Field(description="Reservations this passenger holds (booked).")
 
 
-class MileageView(BaseModel):
+class MileageView(RowView):
     """One movement of miles."""
 
     transaction_id: str
@@ -151,11 +100,6 @@ class MileageView(BaseModel):
     reservation_id: str | None
     created_at: datetime
 
-    @classmethod
-    def of(cls, txn: MileageTransaction) -> MileageView:
-        """The view of a mileage transaction row."""
-        return cls.model_validate(txn, from_attributes=True)
-
 
 class LoyaltyDetails(LoyaltyView):
     """A loyalty account with its mileage history, newest first."""
@@ -164,7 +108,7 @@ class LoyaltyDetails(LoyaltyView):
     transactions: list[MileageView]
 
 
-class TravelerView(BaseModel):
+class TravelerView(RowView):
     """A person flying on a reservation."""
 
     traveler_id: str
@@ -173,13 +117,8 @@ class TravelerView(BaseModel):
     date_of_birth: date
     passenger_id: str | None = Field(description="Set when the traveller is the holder.")
 
-    @classmethod
-    def of(cls, traveler: Traveler) -> TravelerView:
-        """The view of a traveller row."""
-        return cls.model_validate(traveler, from_attributes=True)
 
-
-class SegmentView(BaseModel):
+class SegmentView(RowView):
     """One flight of a reservation."""
 
     seq: int = Field(description="1 = outbound, 2 = return.")
@@ -188,7 +127,7 @@ class SegmentView(BaseModel):
     flight: FlightView
 
 
-class BaggageView(BaseModel):
+class BaggageView(RowView):
     """Checked bags added for one traveller."""
 
     bag_id: str
@@ -196,13 +135,8 @@ class BaggageView(BaseModel):
     quantity: int
     fee_cents: int
 
-    @classmethod
-    def of(cls, bag: Baggage) -> BaggageView:
-        """The view of a baggage row."""
-        return cls.model_validate(bag, from_attributes=True)
 
-
-class PaymentView(BaseModel):
+class PaymentView(RowView):
     """A charge or refund on a reservation."""
 
     payment_id: str
@@ -212,13 +146,8 @@ class PaymentView(BaseModel):
     amount_cents: int
     created_at: datetime
 
-    @classmethod
-    def of(cls, payment: Payment) -> PaymentView:
-        """The view of a payment row."""
-        return cls.model_validate(payment, from_attributes=True)
 
-
-class CompensationView(BaseModel):
+class CompensationView(RowView):
     """A compensation voucher issued for a disrupted flight."""
 
     compensation_id: str
@@ -227,13 +156,8 @@ class CompensationView(BaseModel):
     amount_cents: int
     voucher_id: str
 
-    @classmethod
-    def of(cls, compensation: Compensation) -> CompensationView:
-        """The view of a compensation row."""
-        return cls.model_validate(compensation, from_attributes=True)
 
-
-class ReviewView(BaseModel):
+class ReviewView(RowView):
     """A request held for a supervisor."""
 
     review_id: str
@@ -243,13 +167,8 @@ class ReviewView(BaseModel):
     status: str
     summary: str
 
-    @classmethod
-    def of(cls, review: SupervisorReview) -> ReviewView:
-        """The view of a supervisor review row."""
-        return cls.model_validate(review, from_attributes=True)
 
-
-class ReservationView(BaseModel):
+class ReservationView(RowView):
     """A reservation with its travellers, flights, bags, money and open reviews."""
 
     reservation_id: str
@@ -268,7 +187,7 @@ class ReservationView(BaseModel):
     supervisor_reviews: list[ReviewView]
 
 
-class FlightAlertView(BaseModel):
+class FlightAlertView(RowView):
     """A flight status subscription."""
 
     alert_id: str
@@ -276,7 +195,12 @@ class FlightAlertView(BaseModel):
     channel: str
     contact: str
 
-    @classmethod
-    def of(cls, alert: FlightAlert) -> FlightAlertView:
-        """The view of a flight alert row."""
-        return cls.model_validate(alert, from_attributes=True)
+
+def payment_method_view(method: PaymentMethod) -> PaymentMethodView:
+    """A card as its brand and last digits, a voucher with its balance."""
+    label = (
+        f"{method.card_brand} ending {method.card_last4}"
+        if method.kind == "credit_card"
+        else "Travel voucher"
+    )
+    return PaymentMethodView.of(method, label=label)

@@ -33,7 +33,6 @@ def add_checked_bags(
     allowance (fare class plus the holder's loyalty tier) and charge only the bags beyond it.
 
     Args:
-        ctx: the episode's sandbox and clock (supplied by the server).
         reservation_id: the reservation, e.g. "RS-10417".
         traveler_id: the traveller the bags belong to, e.g. "TR-10880".
         quantity: bags to add, 1 to 4 (a traveller may have at most 4 in all).

@@ -52,7 +52,6 @@ def change_flight(
     waive_fees only when the policy grants a free change; then nothing is charged.
 
     Args:
-        ctx: the episode's sandbox and clock (supplied by the server).
         reservation_id: the reservation, e.g. "RS-10417".
         current_flight_id: the reservation's flight to replace, e.g. "FL-10110".
         new_flight_id: the replacement, same origin and destination, e.g. "FL-10124".
@@ -105,7 +104,6 @@ def upgrade_to_business(ctx: ToolContext, reservation_id: str, payment_method_id
     Check the policy first: not every fare class may be upgraded.
 
     Args:
-        ctx: the episode's sandbox and clock (supplied by the server).
         reservation_id: the reservation, e.g. "RS-10417".
         payment_method_id: the holder's card or voucher for the charge, e.g. "PM-10311".
     """
@@ -141,7 +139,6 @@ def update_traveler(
     Pass all three fields, changed or not.
 
     Args:
-        ctx: the episode's sandbox and clock (supplied by the server).
         reservation_id: the reservation, e.g. "RS-10417".
         traveler_id: the traveller to correct, e.g. "TR-10880".
         first_name: corrected first name, e.g. "Amelia".
@@ -174,7 +171,6 @@ def cancel_reservation(
     cancellation (some travellers or one flight only) does not exist.
 
     Args:
-        ctx: the episode's sandbox and clock (supplied by the server).
         reservation_id: the reservation, e.g. "RS-10417".
         refund_cents: the refund in cents, from 0 up to the ticket value, e.g. 18000 for $180.00.
         reason: the customer's reason in a few words.

@@ -8,8 +8,13 @@ from typing import Literal
 from sqlalchemy import select
 
 from env_server.domain import ToolContext, ToolError, tool
-from env_server.domains.travel.models import Compensation, PaymentMethod, Segment, SupervisorReview
-from env_server.domains.travel.tools._common import _check_amount, _get_reservation, _require_verified
+from env_server.domains.travel.models import Compensation, PaymentMethod, SupervisorReview
+from env_server.domains.travel.tools._common import (
+    _check_amount,
+    _get_reservation,
+    _require_flight_on,
+    _require_verified,
+)
 from env_server.domains.travel.tools._views import CompensationView, ReviewView
 
 #: How long a compensation voucher stays valid.
@@ -27,20 +32,13 @@ def issue_compensation(
     request_supervisor_review instead.
 
     Args:
-        ctx: the episode's sandbox and clock (supplied by the server).
         reservation_id: the reservation, e.g. "RS-10417".
         flight_id: the disrupted flight of that reservation, e.g. "FL-10110".
         amount_cents: the voucher amount in cents, e.g. 25000 for $250.00.
     """
     reservation = _get_reservation(ctx, reservation_id)
     _require_verified(ctx, reservation.holder_id)
-    on_reservation = ctx.session.scalars(
-        select(Segment.segment_id).where(
-            Segment.reservation_id == reservation_id, Segment.flight_id == flight_id
-        )
-    ).first()
-    if on_reservation is None:
-        raise ToolError(f"Flight {flight_id} is not on reservation {reservation_id}")
+    _require_flight_on(ctx, reservation_id, flight_id)
     _check_amount("amount_cents", amount_cents)
     existing = ctx.session.scalars(
         select(Compensation).where(
@@ -85,7 +83,6 @@ def request_supervisor_review(
     Use only where the policy says a supervisor decides. Nothing is paid or changed now.
 
     Args:
-        ctx: the episode's sandbox and clock (supplied by the server).
         reservation_id: the reservation concerned, e.g. "RS-10417".
         category: "compensation" (above the agent's limit) or "refund_exception" (a refund the fare rules
             do not grant, e.g. for illness or bereavement).

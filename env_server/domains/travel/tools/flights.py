@@ -32,7 +32,6 @@ def search_flights(ctx: ToolContext, origin: str, destination: str, date: date) 
     Prices are per traveller. Cancelled flights are listed (so you can explain them) but cannot be booked.
 
     Args:
-        ctx: the episode's sandbox and clock (supplied by the server).
         origin: departure airport code, e.g. "JFK".
         destination: arrival airport code, e.g. "LAX".
         date: departure date (UTC), e.g. "2026-10-05".
@@ -50,8 +49,8 @@ def search_flights(ctx: ToolContext, origin: str, destination: str, date: date) 
     )
     fares = list(ctx.session.scalars(select(FareClass).order_by(FareClass.cabin.desc(), FareClass.price_pct)))
     return [
-        FlightOption(
-            **FlightView.of(flight).model_dump(),
+        FlightOption.of(
+            flight,
             fares=[
                 FareOffer(
                     fare_class=fare.code,
@@ -71,7 +70,6 @@ def get_flight_status(ctx: ToolContext, flight_number: str, date: date) -> Fligh
     """Get a flight's status on a date: scheduled, delayed, cancelled, departed or landed, and its delay.
 
     Args:
-        ctx: the episode's sandbox and clock (supplied by the server).
         flight_number: the flight number, e.g. "GS101".
         date: the scheduled departure date (UTC), e.g. "2026-09-29".
     """
@@ -102,7 +100,6 @@ def subscribe_flight_alerts(
     Anyone may subscribe (no identity verification needed); only flights that have not landed qualify.
 
     Args:
-        ctx: the episode's sandbox and clock (supplied by the server).
         flight_id: the flight, e.g. "FL-10240" (from search_flights, get_flight_status or a reservation).
         channel: "email" or "sms".
         contact: the address or phone number, e.g. "+1-415-555-0182" (stored in a canonical form).

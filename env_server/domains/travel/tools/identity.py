@@ -15,7 +15,7 @@ from env_server.domains.travel.models import (
     Reservation,
 )
 from env_server.domains.travel.tools._common import _get_passenger
-from env_server.domains.travel.tools._views import LoyaltyView, PassengerProfile, PaymentMethodView
+from env_server.domains.travel.tools._views import PassengerProfile, payment_method_view
 
 
 def _profile(ctx: ToolContext, passenger: Passenger) -> PassengerProfile:
@@ -33,14 +33,10 @@ def _profile(ctx: ToolContext, passenger: Passenger) -> PassengerProfile:
         .where(Reservation.holder_id == pid)
         .order_by(Reservation.reservation_id)
     )
-    return PassengerProfile(
-        passenger_id=pid,
-        first_name=passenger.first_name,
-        last_name=passenger.last_name,
-        email=passenger.email,
-        phone=passenger.phone,
-        loyalty=LoyaltyView.of(account) if account else None,
-        payment_methods=[PaymentMethodView.of(m) for m in methods],
+    return PassengerProfile.of(
+        passenger,
+        loyalty=account,
+        payment_methods=[payment_method_view(m) for m in methods],
         reservation_ids=list(reservations),
     )
 
@@ -56,7 +52,6 @@ def verify_passenger_identity(
     fill them in from a reservation or profile you looked up.
 
     Args:
-        ctx: the episode's sandbox and clock (supplied by the server).
         email: the email address on the caller's profile, e.g. "amelia.walsh@example.com".
         last_name: the caller's last name, e.g. "Walsh".
         date_of_birth: the caller's date of birth, e.g. "1984-03-09".
@@ -86,7 +81,6 @@ def get_passenger_profile(ctx: ToolContext, passenger_id: str) -> PassengerProfi
     """Look up a passenger profile: name, contact, loyalty tier, payment methods and reservations held.
 
     Args:
-        ctx: the episode's sandbox and clock (supplied by the server).
         passenger_id: the passenger's ID, e.g. "PX-10042".
     """
     return _profile(ctx, _get_passenger(ctx, passenger_id))

@@ -6,15 +6,16 @@ from sqlalchemy import select
 
 from env_server.domain import ToolContext, ToolError, tool
 from env_server.domains.travel.fares import flight_miles
-from env_server.domains.travel.models import MileageTransaction, Segment
+from env_server.domains.travel.models import MileageTransaction
 from env_server.domains.travel.tools._common import (
     _get_fare,
     _get_flight,
     _get_loyalty,
     _get_passenger,
     _get_writable_reservation,
+    _require_flight_on,
 )
-from env_server.domains.travel.tools._views import LoyaltyDetails, LoyaltyView, MileageView
+from env_server.domains.travel.tools._views import LoyaltyDetails, MileageView
 
 
 @tool(kind="read")
@@ -22,7 +23,6 @@ def get_loyalty_account(ctx: ToolContext, passenger_id: str) -> LoyaltyDetails:
     """Look up a passenger's loyalty account: tier, miles balance and mileage history (newest first).
 
     Args:
-        ctx: the episode's sandbox and clock (supplied by the server).
         passenger_id: the member's passenger ID, e.g. "PX-10042".
     """
     _get_passenger(ctx, passenger_id)
@@ -32,11 +32,7 @@ def get_loyalty_account(ctx: ToolContext, passenger_id: str) -> LoyaltyDetails:
         .where(MileageTransaction.loyalty_id == account.loyalty_id)
         .order_by(MileageTransaction.created_at.desc(), MileageTransaction.transaction_id.desc())
     )
-    return LoyaltyDetails(
-        **LoyaltyView.of(account).model_dump(),
-        passenger_id=passenger_id,
-        transactions=[MileageView.of(t) for t in transactions],
-    )
+    return LoyaltyDetails.of(account, transactions=list(transactions))
 
 
 @tool(kind="write")
@@ -47,18 +43,11 @@ def credit_missing_miles(ctx: ToolContext, reservation_id: str, flight_id: str) 
     credited. Check the policy first: miles are only for the holder's own travel.
 
     Args:
-        ctx: the episode's sandbox and clock (supplied by the server).
         reservation_id: the reservation, e.g. "RS-10417".
         flight_id: the landed flight whose miles are missing, e.g. "FL-10110".
     """
     reservation = _get_writable_reservation(ctx, reservation_id)
-    on_reservation = ctx.session.scalars(
-        select(Segment.segment_id).where(
-            Segment.reservation_id == reservation_id, Segment.flight_id == flight_id
-        )
-    ).first()
-    if on_reservation is None:
-        raise ToolError(f"Flight {flight_id} is not on reservation {reservation_id}")
+    _require_flight_on(ctx, reservation_id, flight_id)
     flight = _get_flight(ctx, flight_id)
     if flight.status != "landed":
         raise ToolError(f"Flight {flight_id} is {flight.status}; miles are credited only once it has landed")

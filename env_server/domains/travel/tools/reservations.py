@@ -38,7 +38,6 @@ def get_reservation(ctx: ToolContext, reservation_id: str) -> ReservationView:
     """Look up a reservation: holder, fare class, travellers, flights with status, bags, payments and reviews.
 
     Args:
-        ctx: the episode's sandbox and clock (supplied by the server).
         reservation_id: the reservation code, e.g. "RS-10417".
     """
     return _reservation_view(ctx, _get_reservation(ctx, reservation_id))
@@ -78,7 +77,6 @@ def book_reservation(
     Confirm flights, fare, travellers and total with the customer first.
 
     Args:
-        ctx: the episode's sandbox and clock (supplied by the server).
         holder_id: the verified passenger who books and will hold the reservation, e.g. "PX-10042".
         flight_ids: one flight ID for a one-way trip, or outbound then return, e.g. ["FL-10110", "FL-10167"].
         fare_class: "BASIC", "STANDARD", "FLEX" or "BUSINESS".

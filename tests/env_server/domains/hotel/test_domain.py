@@ -15,10 +15,10 @@ import pytest
 from sqlalchemy import Engine, create_engine, select
 from sqlalchemy.orm import Session
 
-from env_server.domain import ToolContext, ToolError
 from env_server.domains.hotel import domain
 from env_server.sandbox.template import apply_patch
 from shared.tasks import GoldAction, Task
+from tests.domain_sandbox import replay_actions
 
 #: The action tasks (analytics tasks have their own checks in the analytics tests).
 ACTION_TASKS = [t for t in domain.tasks if t.kind == "action"]
@@ -36,17 +36,9 @@ def _replay(
     """Replay `actions` on the task's initial state; return the refusals and the tables that changed."""
     with engine.begin() as connection:
         apply_patch(connection, domain, task.initial_patch)
-    refusals = []
     with Session(engine) as session:
         before = _all_rows(session)
-        for action in actions:
-            tool = domain.tools_by_name[action.tool]
-            try:
-                tool.invoke(ToolContext(session=session, now=domain.now), tool.validate(action.args))
-                session.commit()
-            except ToolError as exc:
-                session.rollback()
-                refusals.append(f"{action.tool}: {exc}")
+        refusals = replay_actions(session, domain, actions)
         after = _all_rows(session)
     changed = {t: rows for t, rows in after.items() if rows != before[t] and t != "identity_verifications"}
     return refusals, changed

@@ -15,7 +15,7 @@ from sqlalchemy import func, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from env_server.domain import ToolContext, ToolError
+from env_server.domain import ToolError
 from env_server.domains.hotel import domain
 from env_server.domains.hotel.models import (
     ApprovalRequest,
@@ -31,20 +31,13 @@ from env_server.domains.hotel.models import (
     SupportTicket,
 )
 from env_server.errors import InvalidArgumentsError
+from tests.domain_sandbox import count_rows, tool_caller
 
 TODAY = domain.now.date()
+call = tool_caller(domain)
 
-
-def call(sandbox: Session, name: str, **args: Any) -> Any:
-    """Run a tool as the server does: its writes commit, or roll back when it refuses."""
-    tool = domain.tools_by_name[name]
-    try:
-        result = tool.invoke(ToolContext(session=sandbox, now=domain.now), tool.validate(args))
-    except ToolError:
-        sandbox.rollback()
-        raise
-    sandbox.commit()
-    return result
+#: The change most tests ask for: booking BK-00901 (10 to 12 October) moved one night later.
+ONE_NIGHT_LATER = {"booking_id": "BK-00901", "check_in": "2026-10-11", "check_out": "2026-10-13"}
 
 
 def add_guest(
@@ -122,6 +115,20 @@ def add_booking(
     return booking
 
 
+def add_account(sandbox: Session, discount_pct: int) -> None:
+    """Corporate account CA-09 (Test Co) with its invoice payment method PM-0909."""
+    sandbox.add(CorporateAccount(account_id="CA-09", company_name="Test Co", discount_pct=discount_pct))
+    sandbox.flush()
+    sandbox.add(
+        PaymentMethod(
+            payment_method_id="PM-0909",
+            kind="corporate_invoice",
+            corporate_account_id="CA-09",
+            label="Invoice: Test Co",
+        )
+    )
+
+
 def set_nights(
     sandbox: Session, room_type_id: str, first: date, rates: list[int], available: int = 3
 ) -> None:
@@ -171,7 +178,7 @@ def test_verify_identity_rejects_wrong_details_and_records_right_ones(sandbox: S
             last_name="Tester",
             date_of_birth="1985-05-02",
         )
-    assert sandbox.scalar(select(func.count()).select_from(IdentityVerification)) == 0
+    assert count_rows(sandbox, IdentityVerification) == 0
     result = call(
         sandbox, "verify_guest_identity", guest_id="G-0901", last_name=" tester ", date_of_birth="1985-05-01"
     )
@@ -195,14 +202,7 @@ def test_verifying_someone_else_does_not_authorise_the_booking(sandbox: Session)
     add_booking(sandbox, guest)
     verify(sandbox, other)
     with pytest.raises(ToolError, match="verify the identity of G-0901 with"):
-        call(
-            sandbox,
-            "change_booking_dates",
-            booking_id="BK-00901",
-            check_in="2026-10-11",
-            check_out="2026-10-13",
-            charge_change_fee=False,
-        )
+        call(sandbox, "change_booking_dates", charge_change_fee=False, **ONE_NIGHT_LATER)
 
 
 # --- cancellation --------------------------------------------------------------------------------------
@@ -256,18 +256,9 @@ def test_change_dates_settles_the_difference_charges_the_fee_and_moves_inventory
     add_booking(sandbox, guest, total=37_000)
     set_nights(sandbox, "RT-03-STD", date(2026, 10, 10), [18_500, 18_500, 19_000], available=3)
     verify(sandbox, guest)
-    quote = call(
-        sandbox, "quote_booking_change", booking_id="BK-00901", check_in="2026-10-11", check_out="2026-10-13"
-    )
+    quote = call(sandbox, "quote_booking_change", **ONE_NIGHT_LATER)
     assert (quote["new_total_cents"], quote["difference_cents"]) == (37_500, 500)
-    view = call(
-        sandbox,
-        "change_booking_dates",
-        booking_id="BK-00901",
-        check_in="2026-10-11",
-        check_out="2026-10-13",
-        charge_change_fee=True,
-    )
+    view = call(sandbox, "change_booking_dates", charge_change_fee=True, **ONE_NIGHT_LATER)
     assert (view["check_in"], view["check_out"], view["room_total_cents"]) == (
         "2026-10-11",
         "2026-10-13",
@@ -289,53 +280,34 @@ def test_change_dates_refuses_a_sold_out_night_and_changes_nothing(sandbox: Sess
     set_nights(sandbox, "RT-03-STD", date(2026, 10, 12), [18_000], available=0)
     verify(sandbox, guest)
     with pytest.raises(ToolError, match="sold out on the night of 2026-10-12"):
-        call(
-            sandbox,
-            "change_booking_dates",
-            booking_id="BK-00901",
-            check_in="2026-10-11",
-            check_out="2026-10-13",
-            charge_change_fee=False,
-        )
+        call(sandbox, "change_booking_dates", charge_change_fee=False, **ONE_NIGHT_LATER)
     assert sandbox.get_one(Booking, "BK-00901").check_in == date(2026, 10, 10)
     assert payments_of(sandbox, "BK-00901") == [("charge", "room", 40_000)]
 
 
-def test_change_dates_refuses_the_past_and_nights_without_rates(sandbox: Session) -> None:
+@pytest.mark.parametrize(
+    ("check_in", "check_out", "refusal"),
+    [("2026-09-30", "2026-10-02", "in the past"), ("2026-12-01", "2026-12-03", "not loaded")],
+)
+def test_change_dates_refuses_the_past_and_nights_without_rates(
+    sandbox: Session, check_in: str, check_out: str, refusal: str
+) -> None:
     guest = add_guest(sandbox)
     add_booking(sandbox, guest)
     verify(sandbox, guest)
-    with pytest.raises(ToolError, match="in the past"):
+    with pytest.raises(ToolError, match=refusal):
         call(
             sandbox,
             "change_booking_dates",
             booking_id="BK-00901",
-            check_in="2026-09-30",
-            check_out="2026-10-02",
-            charge_change_fee=False,
-        )
-    with pytest.raises(ToolError, match="not loaded"):
-        call(
-            sandbox,
-            "change_booking_dates",
-            booking_id="BK-00901",
-            check_in="2026-12-01",
-            check_out="2026-12-03",
+            check_in=check_in,
+            check_out=check_out,
             charge_change_fee=False,
         )
 
 
 def test_downgrade_refunds_the_difference_on_the_corporate_rate(sandbox: Session) -> None:
-    sandbox.add(CorporateAccount(account_id="CA-09", company_name="Test Co", discount_pct=10))
-    sandbox.flush()
-    sandbox.add(
-        PaymentMethod(
-            payment_method_id="PM-0909",
-            kind="corporate_invoice",
-            corporate_account_id="CA-09",
-            label="Invoice: Test Co",
-        )
-    )
+    add_account(sandbox, discount_pct=10)
     guest = add_guest(sandbox, account="CA-09", role="traveler")
     add_booking(
         sandbox, guest, room_type_id="RT-03-DLX", total=40_000, account="CA-09", payment_method_id="PM-0909"
@@ -350,26 +322,23 @@ def test_downgrade_refunds_the_difference_on_the_corporate_rate(sandbox: Session
     assert sandbox.get_one(Payment, "PAY-90001").payment_method_id == "PM-0909"
 
 
-def test_room_change_stays_at_the_hotel_and_within_occupancy(sandbox: Session) -> None:
+@pytest.mark.parametrize(
+    ("room_type_id", "refusal"), [("RT-04-STE", "another hotel"), ("RT-03-STD", "sleeps at most 2")]
+)
+def test_room_change_stays_at_the_hotel_and_within_occupancy(
+    sandbox: Session, room_type_id: str, refusal: str
+) -> None:
     guest = add_guest(sandbox)
     booking = add_booking(sandbox, guest, room_type_id="RT-03-STE")
     booking.adults = 4
     sandbox.commit()
     verify(sandbox, guest)
-    with pytest.raises(ToolError, match="another hotel"):
+    with pytest.raises(ToolError, match=refusal):
         call(
             sandbox,
             "change_room_type",
             booking_id="BK-00901",
-            room_type_id="RT-04-STE",
-            charge_change_fee=False,
-        )
-    with pytest.raises(ToolError, match="sleeps at most 2"):
-        call(
-            sandbox,
-            "change_room_type",
-            booking_id="BK-00901",
-            room_type_id="RT-03-STD",
+            room_type_id=room_type_id,
             charge_change_fee=False,
         )
 
@@ -378,16 +347,7 @@ def test_room_change_stays_at_the_hotel_and_within_occupancy(sandbox: Session) -
 
 
 def test_coordinator_books_a_colleague_at_the_corporate_rate_on_the_invoice(sandbox: Session) -> None:
-    sandbox.add(CorporateAccount(account_id="CA-09", company_name="Test Co", discount_pct=12))
-    sandbox.flush()
-    sandbox.add(
-        PaymentMethod(
-            payment_method_id="PM-0909",
-            kind="corporate_invoice",
-            corporate_account_id="CA-09",
-            label="Invoice: Test Co",
-        )
-    )
+    add_account(sandbox, discount_pct=12)
     coordinator = add_guest(sandbox, "G-0901", account="CA-09", role="coordinator")
     add_guest(sandbox, "G-0902", account="CA-09", role="traveler")
     set_nights(sandbox, "RT-04-STD", date(2026, 10, 20), [42_000, 43_000, 43_000], available=1)
@@ -433,7 +393,7 @@ def test_create_booking_refuses_someone_elses_card_and_too_many_adults(sandbox: 
         call(sandbox, "create_booking", adults=1, payment_method_id="PM-0902", **args)
     with pytest.raises(ToolError, match="sleeps 1 to 2 adults, not 3"):
         call(sandbox, "create_booking", adults=3, payment_method_id="PM-0901", **args)
-    assert sandbox.scalar(select(func.count()).select_from(Booking).where(Booking.guest_id == "G-0901")) == 0
+    assert count_rows(sandbox, Booking, guest_id="G-0901") == 0
 
 
 def test_non_refundable_booking_is_ten_percent_cheaper(sandbox: Session) -> None:
@@ -475,12 +435,7 @@ def test_extras_are_priced_per_adult_and_night_or_waived(sandbox: Session) -> No
     ]
     with pytest.raises(ToolError, match="already has parking"):
         call(sandbox, "add_booking_extra", booking_id="BK-00901", extra="parking", complimentary=False)
-    assert (
-        sandbox.scalar(
-            select(func.count()).select_from(BookingExtra).where(BookingExtra.booking_id == "BK-00901")
-        )
-        == 3
-    )
+    assert count_rows(sandbox, BookingExtra, booking_id="BK-00901") == 3
     assert payments_of(sandbox, "BK-00901") == [("charge", "room", 40_000)]  # extras are billed at check-out
 
 
@@ -500,16 +455,7 @@ def test_extras_can_be_added_in_house_but_not_after_check_out(sandbox: Session) 
 
 
 def _corporate_booking(sandbox: Session) -> tuple[Guest, Guest]:
-    sandbox.add(CorporateAccount(account_id="CA-09", company_name="Test Co", discount_pct=18))
-    sandbox.flush()
-    sandbox.add(
-        PaymentMethod(
-            payment_method_id="PM-0909",
-            kind="corporate_invoice",
-            corporate_account_id="CA-09",
-            label="Invoice: Test Co",
-        )
-    )
+    add_account(sandbox, discount_pct=18)
     coordinator = add_guest(sandbox, "G-0901", account="CA-09", role="coordinator")
     traveler = add_guest(sandbox, "G-0902", account="CA-09", role="traveler")
     add_booking(
@@ -562,55 +508,37 @@ def test_approval_request_checks_requester_and_details(sandbox: Session) -> None
     _, traveler = _corporate_booking(sandbox)
     outsider = add_guest(sandbox, "G-0903")
     verify(sandbox, outsider)
+    by_outsider = {"booking_id": "BK-00902", "requested_by_guest_id": "G-0903"}
+    by_traveler = {"booking_id": "BK-00902", "requested_by_guest_id": "G-0902"}
     with pytest.raises(ToolError, match="may not act on booking BK-00902"):
-        call(
-            sandbox,
-            "create_approval_request",
-            booking_id="BK-00902",
-            requested_by_guest_id="G-0903",
-            change_type="cancel",
-        )
+        call(sandbox, "create_approval_request", change_type="cancel", **by_outsider)
     with pytest.raises(ToolError, match="verify the identity of G-0902"):
-        call(
-            sandbox,
-            "create_approval_request",
-            booking_id="BK-00902",
-            requested_by_guest_id="G-0902",
-            change_type="cancel",
-        )
+        call(sandbox, "create_approval_request", change_type="cancel", **by_traveler)
     verify(sandbox, traveler)
     with pytest.raises(ToolError, match="needs new_check_in and new_check_out"):
         call(
             sandbox,
             "create_approval_request",
-            booking_id="BK-00902",
-            requested_by_guest_id="G-0902",
             change_type="change_dates",
             new_check_in="2026-10-12",
+            **by_traveler,
         )
     with pytest.raises(ToolError, match="takes no new dates"):
         call(
             sandbox,
             "create_approval_request",
-            booking_id="BK-00902",
-            requested_by_guest_id="G-0902",
             change_type="cancel",
             new_room_type_id="RT-04-STD",
+            **by_traveler,
         )
-    assert (
-        sandbox.scalar(
-            select(func.count()).select_from(ApprovalRequest).where(ApprovalRequest.booking_id == "BK-00902")
-        )
-        == 0
-    )
+    assert count_rows(sandbox, ApprovalRequest, booking_id="BK-00902") == 0
     call(
         sandbox,
         "create_approval_request",
-        booking_id="BK-00902",
-        requested_by_guest_id="G-0902",
         change_type="change_dates",
         new_check_in="2026-10-12",
         new_check_out="2026-10-14",
+        **by_traveler,
     )
     assert sandbox.get_one(ApprovalRequest, "APR-90001").new_check_out == date(2026, 10, 14)
 
@@ -661,12 +589,7 @@ def test_ticket_refuses_a_booking_of_another_guest(sandbox: Session) -> None:
             summary="x",
             booking_id="BK-00901",
         )
-    assert (
-        sandbox.scalar(
-            select(func.count()).select_from(SupportTicket).where(SupportTicket.guest_id == "G-0901")
-        )
-        == 0
-    )
+    assert count_rows(sandbox, SupportTicket, guest_id="G-0901") == 0
 
 
 def test_contact_update_normalises_phone_and_refuses_a_taken_email(sandbox: Session) -> None:

@@ -13,13 +13,12 @@ import pytest
 from sqlalchemy import Engine, select
 from sqlalchemy.orm import Session
 
-from env_server.domain import ToolContext, ToolError
 from env_server.domains.insurance import domain
 from env_server.domains.insurance.models import Claim, Driver, Policy, Vehicle
 from env_server.domains.insurance.seed import NO_EXCLUSION_STATES
 from env_server.sandbox.template import apply_patch
 from shared.tasks import GoldAction, Task
-from tests.domain_sandbox import fresh_engine
+from tests.domain_sandbox import fresh_engine, replay_actions
 
 #: The action tasks (analytics tasks have their own checks in the analytics tests).
 ACTION_TASKS = [t for t in domain.tasks if t.kind == "action"]
@@ -53,16 +52,8 @@ def _replay(task: Task, actions: Sequence[GoldAction]) -> tuple[bool, list[str]]
     with engine.begin() as conn:
         apply_patch(conn, domain, task.initial_patch)
     before = _dump(engine)
-    errors = []
     with Session(engine) as session:
-        for action in actions:
-            tool = domain.tools_by_name[action.tool]
-            try:
-                tool.invoke(ToolContext(session=session, now=domain.now), tool.validate(action.args))
-                session.commit()
-            except ToolError as exc:
-                session.rollback()
-                errors.append(f"{action.tool}: {exc}")
+        errors = replay_actions(session, domain, actions)
     return _dump(engine) != before, errors
 
 

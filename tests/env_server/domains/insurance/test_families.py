@@ -8,8 +8,6 @@ without benchmark entities) and its validation, exactly as `groundstate tasks ge
 from __future__ import annotations
 
 import dataclasses
-import functools
-import random
 from collections import Counter
 from typing import Any
 
@@ -17,51 +15,31 @@ import pytest
 
 from env_server.analytics.answers import answer_matches
 from env_server.domain import Domain, ScenarioFamily, ScenarioUnavailable
-from env_server.domain._family import ScenarioContext, benchmark_entity_ids, entity_ids
+from env_server.domain._family import entity_ids
 from env_server.domains.insurance import domain as base_domain
 from env_server.domains.insurance.families import FAMILIES
 from env_server.domains.insurance.families._common import cents
-from env_server.sandbox.sqlite import SQLiteSandboxEngine
-from env_server.sandbox.template import Template
 from env_server.scoring.scorer import Scorer
-from env_server.validation import validate_task
 from shared.models import ToolCallSpec
 from shared.tasks import Task
+from tests.domain_families import assert_valid, family_context, generator_state
 
 DOMAIN: Domain = dataclasses.replace(base_domain, families=FAMILIES)
 FAMILY = {f.name: f for f in FAMILIES}
 SEEDS = (11, 29, 47)
 
 
-@functools.cache
-def _world() -> tuple[Scorer, frozenset[str], frozenset[str], dict[str, list[dict[str, Any]]]]:
-    """The scorer and the generator's view of the seed: benchmark IDs, seed IDs and seed rows."""
-    sandboxes = SQLiteSandboxEngine(max_templates=64)
-    snapshot = sandboxes.initial_snapshot(Template(DOMAIN))
-    seed_tables = {name: list(rows.values()) for name, rows in snapshot.tables.items()}
-    seed_ids = frozenset(str(k[0]) for rows in snapshot.tables.values() for k in rows if len(k) == 1)
-    return Scorer(sandboxes), benchmark_entity_ids(DOMAIN.tasks), seed_ids, seed_tables
+def _scorer() -> Scorer:
+    """The generator's scorer (the sandboxes generated tasks are validated on)."""
+    return generator_state(DOMAIN).scorer
 
 
 def _draw(family: ScenarioFamily, seed: int, index: int = 0) -> Task:
-    _, benchmark, seed_ids, seed_tables = _world()
-    ctx = ScenarioContext(
-        domain_name=DOMAIN.name,
-        family=family.name,
-        index=index,
-        rng=random.Random(f"{seed}:{index}"),
-        now=DOMAIN.now,
-        benchmark_ids=benchmark,
-        seed_ids=seed_ids,
-        seed_tables=seed_tables,
-    )
-    return family.build(ctx)
+    return family.build(family_context(DOMAIN, family, seed, index))
 
 
 def _validate(task: Task) -> None:
-    scorer = _world()[0]
-    report = validate_task(task, DOMAIN, scorer)
-    assert report.passed, [(c.name, c.detail) for c in report.checks if not c.passed]
+    assert_valid(task, DOMAIN, _scorer())
 
 
 # --- the catalogue -------------------------------------------------------------------------------------
@@ -101,7 +79,7 @@ def test_analytics_task_validates(task_id: str) -> None:
 
 @pytest.mark.parametrize("name", sorted(FAMILY))
 def test_family_tasks_validate_and_avoid_benchmark_entities(name: str) -> None:
-    family, benchmark = FAMILY[name], _world()[1]
+    family, benchmark = FAMILY[name], generator_state(DOMAIN).benchmark_ids
     for seed in SEEDS:
         task = _draw(family, seed)
         assert task.split == "train" and task.kind == family.kind
@@ -139,7 +117,7 @@ def test_families_rarely_give_up_and_branch_between_doing_and_refusing() -> None
 
 def _final_outputs(task: Task) -> list[Any]:
     """The outputs of the gold replay's calls, in order (asserting none was refused)."""
-    scorer = _world()[0]
+    scorer = _scorer()
     calls = [ToolCallSpec(name=a.tool, arguments=a.args) for a in task.gold_actions]
     results, _ = scorer.replay(task, DOMAIN, calls)
     assert all(r.error is None for r in results), [r.error for r in results]
@@ -166,7 +144,7 @@ def test_stated_figures_match_what_the_tools_compute() -> None:
 
 
 def test_analytics_families_ask_about_their_own_fresh_rows() -> None:
-    scorer = _world()[0]
+    scorer = _scorer()
     for family in (f for f in FAMILIES if f.kind == "analytics"):
         for i in range(4):
             task = _draw(family, 3, i)

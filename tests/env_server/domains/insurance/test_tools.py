@@ -7,7 +7,6 @@ checks both the result and the database state, refusals included.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from datetime import date
 from typing import Any
 
@@ -32,22 +31,16 @@ from env_server.domains.insurance.models import (
 )
 from env_server.domains.insurance.rating import vehicle_premium_cents
 from env_server.errors import InvalidArgumentsError
-from tests.domain_sandbox import run_tool, seeded_session
+from tests.domain_sandbox import count_rows, sandbox_fixture, tool_caller
 
 TODAY = domain.now.date()
 DOB = date(1980, 6, 15)
 ZIP = "60614"
+#: A child of the holder of POL-00001, as `add_driver` takes them (name, birth date and licence to add).
+CHILD = {"policy_id": "POL-00001", "last_name": "Holder1", "license_state": "IL", "relationship": "child"}
 
-
-@pytest.fixture
-def sandbox() -> Iterator[Session]:
-    with seeded_session(domain) as session:
-        yield session
-
-
-def call(sandbox: Session, name: str, **args: Any) -> Any:
-    """Run a tool as the server does: its writes commit, or roll back when it refuses."""
-    return run_tool(sandbox, domain, name, **args)
+sandbox = sandbox_fixture(domain)
+call = tool_caller(domain)
 
 
 def make_policy(
@@ -178,30 +171,20 @@ def test_verify_identity_records_a_verification(sandbox: Session) -> None:
     assert row is not None and row.customer_id == "CU-00001" and row.verified_at == domain.now
 
 
-def test_verify_identity_with_a_wrong_detail_is_refused_and_records_nothing(sandbox: Session) -> None:
+@pytest.mark.parametrize(("date_of_birth", "zip_code"), [("1980-06-16", ZIP), ("1980-06-15", "60615")])
+def test_verify_identity_with_a_wrong_detail_is_refused_and_records_nothing(
+    sandbox: Session, date_of_birth: str, zip_code: str
+) -> None:
     make_policy(sandbox)
     with pytest.raises(ToolError, match="could not be verified"):
         call(
             sandbox,
             "verify_customer_identity",
             customer_id="CU-00001",
-            date_of_birth="1980-06-16",
-            zip_code=ZIP,
+            date_of_birth=date_of_birth,
+            zip_code=zip_code,
         )
-    with pytest.raises(ToolError, match="could not be verified"):
-        call(
-            sandbox,
-            "verify_customer_identity",
-            customer_id="CU-00001",
-            date_of_birth="1980-06-15",
-            zip_code="60615",
-        )
-    assert (
-        sandbox.scalars(
-            select(IdentityVerification).where(IdentityVerification.customer_id == "CU-00001")
-        ).all()
-        == []
-    )
+    assert count_rows(sandbox, IdentityVerification, customer_id="CU-00001") == 0
 
 
 def test_every_write_but_tickets_requires_verification(sandbox: Session) -> None:
@@ -260,10 +243,7 @@ def test_instalment_plan_outside_two_to_six_instalments_is_refused(sandbox: Sess
     verify(sandbox)
     with pytest.raises(ToolError, match="2 to 6 instalments"):
         call(sandbox, "create_instalment_plan", policy_id="POL-00001", instalment_count=count)
-    assert (
-        sandbox.scalars(select(InstalmentPlan).where(InstalmentPlan.billing_account_id == "BA-00001")).all()
-        == []
-    )
+    assert count_rows(sandbox, InstalmentPlan, billing_account_id="BA-00001") == 0
 
 
 def test_instalment_plan_needs_a_past_due_amount_and_no_active_plan(sandbox: Session) -> None:
@@ -390,13 +370,7 @@ def test_remove_vehicle_lowers_the_premium_but_never_removes_the_last_one(sandbo
 def test_add_driver_as_listed_or_excluded(sandbox: Session) -> None:
     make_policy(sandbox)
     verify(sandbox)
-    common = {
-        "policy_id": "POL-00001",
-        "last_name": "Holder1",
-        "license_state": "IL",
-        "relationship": "child",
-    }
-    call(sandbox, "add_driver", first_name="Ann", date_of_birth="2001-02-03", license_number="il1", **common)
+    call(sandbox, "add_driver", first_name="Ann", date_of_birth="2001-02-03", license_number="il1", **CHILD)
     call(
         sandbox,
         "add_driver",
@@ -404,48 +378,38 @@ def test_add_driver_as_listed_or_excluded(sandbox: Session) -> None:
         date_of_birth="2003-02-03",
         license_number="IL2",
         excluded=True,
-        **common,
+        **CHILD,
     )
     ann, bo = sandbox.get(Driver, "DRV-90001"), sandbox.get(Driver, "DRV-90002")
     assert ann is not None and (ann.status, ann.license_number, ann.excluded_on) == ("listed", "IL1", None)
     assert bo is not None and (bo.status, bo.excluded_on) == ("excluded", TODAY)
 
 
-def test_add_driver_refuses_someone_under_sixteen_or_a_duplicate_licence(sandbox: Session) -> None:
+@pytest.mark.parametrize(
+    ("driver", "refusal"),
+    [
+        ({"date_of_birth": "2010-10-02", "license_number": "IL9", "relationship": "child"}, "under 16"),
+        (
+            {"date_of_birth": "1990-01-01", "license_number": "IL000000001", "relationship": "spouse"},
+            "already on policy",
+        ),
+    ],
+)
+def test_add_driver_refuses_someone_under_sixteen_or_a_duplicate_licence(
+    sandbox: Session, driver: dict[str, str], refusal: str
+) -> None:
     make_policy(sandbox)
     verify(sandbox)
     common = {"policy_id": "POL-00001", "first_name": "Cy", "last_name": "Holder1", "license_state": "IL"}
-    with pytest.raises(ToolError, match="under 16"):
-        call(
-            sandbox,
-            "add_driver",
-            date_of_birth="2010-10-02",
-            license_number="IL9",
-            relationship="child",
-            **common,
-        )
-    with pytest.raises(ToolError, match="already on policy"):
-        call(
-            sandbox,
-            "add_driver",
-            date_of_birth="1990-01-01",
-            license_number="IL000000001",
-            relationship="spouse",
-            **common,
-        )
+    with pytest.raises(ToolError, match=refusal):
+        call(sandbox, "add_driver", **driver, **common)
     assert sandbox.get(Driver, "DRV-90001") is None
 
 
 def test_exclude_and_remove_drivers_but_never_the_named_insured(sandbox: Session) -> None:
     make_policy(sandbox)
     verify(sandbox)
-    common = {
-        "policy_id": "POL-00001",
-        "last_name": "Holder1",
-        "license_state": "IL",
-        "relationship": "child",
-    }
-    call(sandbox, "add_driver", first_name="Ann", date_of_birth="2001-02-03", license_number="IL1", **common)
+    call(sandbox, "add_driver", first_name="Ann", date_of_birth="2001-02-03", license_number="IL1", **CHILD)
     view = call(sandbox, "exclude_driver", policy_id="POL-00001", driver_id="DRV-90001")
     assert [d["status"] for d in view["drivers"]] == ["listed", "excluded"]
     with pytest.raises(ToolError, match="only a listed driver"):
@@ -547,21 +511,22 @@ def test_send_policy_document_records_what_was_sent(sandbox: Session) -> None:
 # --- claims ---------------------------------------------------------------------------------------------
 
 
+#: A claim on POL-00001's first vehicle, before the coverage, cause and estimate of each test.
+CLAIM = {
+    "policy_id": "POL-00001",
+    "vehicle_id": "VEH-000010",
+    "incident_date": "2026-09-27",
+    "injuries": False,
+    "description": "It happened.",
+}
+
+
 def _file(
-    sandbox: Session, coverage: str, cause: str = "animal", estimate: int = 235_000, **extra: Any
+    sandbox: Session, coverage: str, cause: str = "animal", estimate: int = 235_000, **changes: Any
 ) -> Any:
+    claim = {**CLAIM, **changes}
     return call(
-        sandbox,
-        "file_claim",
-        policy_id="POL-00001",
-        vehicle_id="VEH-000010",
-        incident_date="2026-09-27",
-        cause=cause,
-        coverage=coverage,
-        estimated_damage_cents=estimate,
-        injuries=False,
-        description="It happened.",
-        **extra,
+        sandbox, "file_claim", coverage=coverage, cause=cause, estimated_damage_cents=estimate, **claim
     )
 
 
@@ -598,18 +563,7 @@ def test_file_claim_refusals(sandbox: Session) -> None:
     with pytest.raises(ToolError, match="no comprehensive coverage"):
         _file(sandbox, "glass", "glass_breakage")
     with pytest.raises(ToolError, match="in the future"):
-        call(
-            sandbox,
-            "file_claim",
-            policy_id="POL-00001",
-            vehicle_id="VEH-000010",
-            incident_date="2026-10-02",
-            cause="vehicle_collision",
-            coverage="liability",
-            estimated_damage_cents=1,
-            injuries=False,
-            description="x",
-        )
+        _file(sandbox, "liability", "vehicle_collision", 1, incident_date="2026-10-02")
     assert sandbox.get(Claim, "CLM-90001") is None
 
 
@@ -633,7 +587,7 @@ def test_refer_to_adjuster_and_request_evidence_once(sandbox: Session) -> None:
     assert (doc["claim_id"], doc["status"], doc["delivery"]) == ("CLM-90001", "requested", "upload")
     with pytest.raises(ToolError, match="already on file"):
         call(sandbox, "request_claim_document", claim_id="CLM-90001", doc_type="police_report")
-    assert len(sandbox.scalars(select(Document).where(Document.claim_id == "CLM-90001")).all()) == 1
+    assert count_rows(sandbox, Document, claim_id="CLM-90001") == 1
 
 
 # --- customer details and tickets -----------------------------------------------------------------------
@@ -659,25 +613,10 @@ def test_update_contact_details_normalises_and_refuses_a_taken_email(sandbox: Se
 def test_update_mailing_address(sandbox: Session) -> None:
     make_policy(sandbox)
     verify(sandbox)
+    address = {"customer_id": "CU-00001", "street": "9 Elm St", "city": "Peoria", "state": "IL"}
     with pytest.raises(ToolError, match="five-digit ZIP"):
-        call(
-            sandbox,
-            "update_mailing_address",
-            customer_id="CU-00001",
-            street="9 Elm St",
-            city="Peoria",
-            state="IL",
-            zip_code="616",
-        )
-    call(
-        sandbox,
-        "update_mailing_address",
-        customer_id="CU-00001",
-        street="9 Elm St",
-        city="Peoria",
-        state="IL",
-        zip_code="61602",
-    )
+        call(sandbox, "update_mailing_address", zip_code="616", **address)
+    call(sandbox, "update_mailing_address", zip_code="61602", **address)
     customer = sandbox.get(Customer, "CU-00001")
     assert customer is not None and (customer.street, customer.city, customer.zip_code) == (
         "9 Elm St",
@@ -700,7 +639,7 @@ def test_ticket_for_another_customers_policy_is_refused(sandbox: Session) -> Non
             subject="s",
             description="d",
         )
-    assert sandbox.scalars(select(SupportTicket).where(SupportTicket.customer_id == "CU-00001")).all() == []
+    assert count_rows(sandbox, SupportTicket, customer_id="CU-00001") == 0
 
 
 def test_unknown_ids_and_bad_arguments(sandbox: Session) -> None:

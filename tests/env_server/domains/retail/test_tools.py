@@ -6,12 +6,11 @@ Each test builds the customer and orders it needs on top of the seed, calls tool
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from datetime import date, datetime
 from typing import Any
 
 import pytest
-from sqlalchemy import func, select
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from env_server.domain import ToolError
@@ -34,18 +33,10 @@ from env_server.domains.retail.models import (
 )
 from env_server.domains.retail.tools.warranty import add_months
 from env_server.errors import InvalidArgumentsError
-from tests.domain_sandbox import run_tool, seeded_session
+from tests.domain_sandbox import count_rows, sandbox_fixture, tool_caller
 
-
-@pytest.fixture
-def sandbox() -> Iterator[Session]:
-    with seeded_session(domain) as session:
-        yield session
-
-
-def call(sandbox: Session, name: str, **args: Any) -> Any:
-    """Run a tool as the server does: its writes commit, or roll back when it refuses."""
-    return run_tool(sandbox, domain, name, **args)
+sandbox = sandbox_fixture(domain)
+call = tool_caller(domain)
 
 
 def make_customer(sandbox: Session, tier: str = "basic") -> Customer:
@@ -145,17 +136,21 @@ def make_order(
     return order
 
 
+def delivered_order(
+    sandbox: Session, customer: Customer, delivered_on: date = date(2026, 9, 24), **order: Any
+) -> Order:
+    """An order delivered on `delivered_on` (see `make_order` for the rest)."""
+    return make_order(
+        sandbox, customer, status="delivered", shipment="delivered", delivered_on=delivered_on, **order
+    )
+
+
 def stock(sandbox: Session, product_id: str, warehouse: str = "EAST") -> InventoryLevel:
     return sandbox.scalars(
         select(InventoryLevel).where(
             InventoryLevel.product_id == product_id, InventoryLevel.warehouse == warehouse
         )
     ).one()
-
-
-def count(sandbox: Session, model: type, **where: Any) -> int:
-    stmt = select(func.count()).select_from(model).filter_by(**where)
-    return sandbox.scalar(stmt) or 0
 
 
 def verify(sandbox: Session, customer: Customer) -> None:
@@ -171,14 +166,14 @@ def test_verify_identity_records_a_verification_and_returns_the_profile(sandbox:
     assert profile["customer_id"] == "CU-60001"
     assert profile["tier"]["return_window_days"] == 45
     assert {m["payment_method_id"] for m in profile["payment_methods"]} == {"PM-60001", "PM-60002"}
-    assert count(sandbox, IdentityVerification, customer_id=customer.id) == 1
+    assert count_rows(sandbox, IdentityVerification, customer_id=customer.id) == 1
 
 
 def test_verify_identity_rejects_a_wrong_zip_code(sandbox: Session) -> None:
     make_customer(sandbox)
     with pytest.raises(ToolError, match="No account matches"):
         call(sandbox, "verify_customer_identity", email="test.buyer@example.test", zip_code="78702")
-    assert count(sandbox, IdentityVerification) == 0
+    assert count_rows(sandbox, IdentityVerification) == 0
 
 
 def test_write_tools_refuse_an_unverified_customer(sandbox: Session) -> None:
@@ -187,7 +182,7 @@ def test_write_tools_refuse_an_unverified_customer(sandbox: Session) -> None:
     with pytest.raises(ToolError, match="not verified"):
         call(sandbox, "cancel_order", order_id=order.id, reason="no_longer_needed")
     assert sandbox.get_one(Order, order.id).status == "processing"
-    assert count(sandbox, Refund, order_id=order.id) == 0
+    assert count_rows(sandbox, Refund, order_id=order.id) == 0
 
 
 # --- orders ---------------------------------------------------------------------------------------
@@ -211,9 +206,7 @@ def test_cancel_processing_order_refunds_original_method_and_releases_stock(sand
 
 def test_cancel_delivered_order_is_refused(sandbox: Session) -> None:
     customer = make_customer(sandbox)
-    order = make_order(
-        sandbox, customer, status="delivered", shipment="delivered", delivered_on=date(2026, 9, 24)
-    )
+    order = delivered_order(sandbox, customer)
     verify(sandbox, customer)
     with pytest.raises(ToolError, match="delivered; it cannot be cancelled"):
         call(sandbox, "cancel_order", order_id=order.id, reason="no_longer_needed")
@@ -248,7 +241,7 @@ def test_apply_promotion_discounts_and_refunds_once_per_order(sandbox: Session) 
     ]
     with pytest.raises(ToolError, match="already uses promo code FALL10"):
         call(sandbox, "apply_promotion", order_id=order.id, code="SAVE25")
-    assert count(sandbox, Refund, order_id=order.id) == 1
+    assert count_rows(sandbox, Refund, order_id=order.id) == 1
 
 
 def test_unknown_promo_code_is_refused(sandbox: Session) -> None:
@@ -264,9 +257,7 @@ def test_create_return_deducts_the_fee_unless_waived(
     sandbox: Session, waive: bool, fee: int, refund: int
 ) -> None:
     customer = make_customer(sandbox)
-    order = make_order(
-        sandbox, customer, status="delivered", shipment="delivered", delivered_on=date(2026, 9, 24)
-    )
+    order = delivered_order(sandbox, customer)
     verify(sandbox, customer)
     view = call(
         sandbox,
@@ -289,14 +280,7 @@ def test_create_return_deducts_the_fee_unless_waived(
 
 def test_create_return_refuses_more_units_than_are_left(sandbox: Session) -> None:
     customer = make_customer(sandbox)
-    order = make_order(
-        sandbox,
-        customer,
-        status="delivered",
-        lines=(("PR-10027", 3, 9900),),
-        shipment="delivered",
-        delivered_on=date(2026, 9, 24),
-    )
+    order = delivered_order(sandbox, customer, lines=(("PR-10027", 3, 9900),))
     verify(sandbox, customer)
     args = {
         "order_id": order.id,
@@ -309,7 +293,7 @@ def test_create_return_refuses_more_units_than_are_left(sandbox: Session) -> Non
     with pytest.raises(ToolError, match="has 1 unit"):
         call(sandbox, "create_return", quantity=2, **args)
     assert sandbox.get_one(OrderItem, "OI-600011").returned_quantity == 2
-    assert count(sandbox, Return, order_id=order.id) == 1
+    assert count_rows(sandbox, Return, order_id=order.id) == 1
 
 
 def test_create_return_refuses_an_undelivered_order(sandbox: Session) -> None:
@@ -327,7 +311,7 @@ def test_create_return_refuses_an_undelivered_order(sandbox: Session) -> None:
             waive_return_fee=True,
             refund_payment_method_id="PM-60001",
         )
-    assert count(sandbox, Return, order_id=order.id) == 0
+    assert count_rows(sandbox, Return, order_id=order.id) == 0
 
 
 # --- money ----------------------------------------------------------------------------------------
@@ -335,9 +319,7 @@ def test_create_return_refuses_an_undelivered_order(sandbox: Session) -> None:
 
 def test_issue_refund_to_another_customers_payment_method_is_refused(sandbox: Session) -> None:
     customer = make_customer(sandbox)
-    order = make_order(
-        sandbox, customer, status="delivered", shipment="delivered", delivered_on=date(2026, 9, 24)
-    )
+    order = delivered_order(sandbox, customer)
     verify(sandbox, customer)
     with pytest.raises(ToolError, match="does not belong to customer CU-60001"):
         call(
@@ -348,39 +330,24 @@ def test_issue_refund_to_another_customers_payment_method_is_refused(sandbox: Se
             payment_method_id="PM-10001",
             reason="price_adjustment",
         )
-    assert count(sandbox, Refund, order_id=order.id) == 0
+    assert count_rows(sandbox, Refund, order_id=order.id) == 0
 
 
 def test_issue_refund_cannot_exceed_what_is_left_to_refund(sandbox: Session) -> None:
     customer = make_customer(sandbox)
     order = make_order(sandbox, customer, status="shipped", shipment="lost")
     verify(sandbox, customer)
-    first = call(
-        sandbox,
-        "issue_refund",
-        order_id=order.id,
-        amount_cents=20000,
-        payment_method_id="PM-60001",
-        reason="lost_package",
-    )
+    args = {"order_id": order.id, "payment_method_id": "PM-60001", "reason": "lost_package"}
+    first = call(sandbox, "issue_refund", amount_cents=20000, **args)
     assert (first["refund_id"], first["amount_cents"]) == ("RF-90001", 20000)
     with pytest.raises(ToolError, match="has 9900 cents left"):
-        call(
-            sandbox,
-            "issue_refund",
-            order_id=order.id,
-            amount_cents=10000,
-            payment_method_id="PM-60001",
-            reason="lost_package",
-        )
-    assert count(sandbox, Refund, order_id=order.id) == 1
+        call(sandbox, "issue_refund", amount_cents=10000, **args)
+    assert count_rows(sandbox, Refund, order_id=order.id) == 1
 
 
 def test_issue_store_credit_adds_to_the_balance(sandbox: Session) -> None:
     customer = make_customer(sandbox)
-    order = make_order(
-        sandbox, customer, status="delivered", shipment="delivered", delivered_on=date(2026, 9, 29)
-    )
+    order = delivered_order(sandbox, customer, date(2026, 9, 29))
     verify(sandbox, customer)
     view = call(
         sandbox,
@@ -392,7 +359,7 @@ def test_issue_store_credit_adds_to_the_balance(sandbox: Session) -> None:
     )
     assert (view["amount_cents"], view["balance_cents"]) == (2990, 2990)
     assert sandbox.get_one(Customer, customer.id).store_credit_cents == 2990
-    assert count(sandbox, StoreCredit, order_id=order.id, reason="delay_compensation") == 1
+    assert count_rows(sandbox, StoreCredit, order_id=order.id, reason="delay_compensation") == 1
 
 
 def test_delay_compensation_must_name_the_order(sandbox: Session) -> None:
@@ -439,7 +406,7 @@ def test_reship_is_refused_when_out_of_stock(sandbox: Session) -> None:
     verify(sandbox, customer)
     with pytest.raises(ToolError, match="out of stock in the EAST warehouse"):
         call(sandbox, "reship_order", order_id=order.id)
-    assert count(sandbox, Shipment, order_id=order.id) == 1
+    assert count_rows(sandbox, Shipment, order_id=order.id) == 1
 
 
 def test_reship_is_refused_unless_the_parcel_was_lost(sandbox: Session) -> None:
@@ -455,14 +422,8 @@ def test_reship_is_refused_unless_the_parcel_was_lost(sandbox: Session) -> None:
 
 def test_check_warranty_adds_the_tier_extension_and_protection_plan(sandbox: Session) -> None:
     customer = make_customer(sandbox, tier="platinum")
-    make_order(
-        sandbox,
-        customer,
-        status="delivered",
-        lines=(("PR-10025", 1, 39900),),
-        shipment="delivered",
-        delivered_on=date(2025, 7, 14),
-        protection_plan=True,
+    delivered_order(
+        sandbox, customer, date(2025, 7, 14), lines=(("PR-10025", 1, 39900),), protection_plan=True
     )
     view = call(sandbox, "check_warranty", order_item_id="OI-600011")
     assert (view["manufacturer_months"], view["tier_extension_months"], view["protection_plan_months"]) == (
@@ -476,14 +437,7 @@ def test_check_warranty_adds_the_tier_extension_and_protection_plan(sandbox: Ses
 
 def test_check_warranty_reports_an_expired_warranty(sandbox: Session) -> None:
     customer = make_customer(sandbox, tier="gold")
-    make_order(
-        sandbox,
-        customer,
-        status="delivered",
-        lines=(("PR-10038", 1, 9900),),
-        shipment="delivered",
-        delivered_on=date(2025, 8, 20),
-    )
+    delivered_order(sandbox, customer, date(2025, 8, 20), lines=(("PR-10038", 1, 9900),))
     view = call(sandbox, "check_warranty", order_item_id="OI-600011")
     assert view["coverage_ends_on"] == "2026-08-20"
     assert not view["covered_today"]
@@ -491,27 +445,16 @@ def test_check_warranty_reports_an_expired_warranty(sandbox: Session) -> None:
 
 def test_file_warranty_claim_allows_one_open_claim_per_item(sandbox: Session) -> None:
     customer = make_customer(sandbox)
-    make_order(sandbox, customer, status="delivered", shipment="delivered", delivered_on=date(2026, 3, 1))
+    delivered_order(sandbox, customer, date(2026, 3, 1))
     verify(sandbox, customer)
+    args = {"order_item_id": "OI-600011", "issue_type": "defect"}
     claim = call(
-        sandbox,
-        "file_warranty_claim",
-        order_item_id="OI-600011",
-        issue_type="defect",
-        resolution="repair",
-        description="left ear cup cuts out",
+        sandbox, "file_warranty_claim", resolution="repair", description="left ear cup cuts out", **args
     )
     assert (claim["claim_id"], claim["status"], claim["resolution"]) == ("WC-90001", "open", "repair")
     with pytest.raises(ToolError, match="WC-90001 is still open"):
-        call(
-            sandbox,
-            "file_warranty_claim",
-            order_item_id="OI-600011",
-            issue_type="defect",
-            resolution="replacement",
-            description="again",
-        )
-    assert count(sandbox, WarrantyClaim, order_item_id="OI-600011") == 1
+        call(sandbox, "file_warranty_claim", resolution="replacement", description="again", **args)
+    assert count_rows(sandbox, WarrantyClaim, order_item_id="OI-600011") == 1
 
 
 def test_warranty_needs_a_delivered_item(sandbox: Session) -> None:
@@ -549,39 +492,19 @@ def test_product_ticket_without_an_account_needs_no_verification(sandbox: Sessio
 
 def test_order_ticket_takes_the_orders_customer_and_needs_verification(sandbox: Session) -> None:
     customer = make_customer(sandbox)
-    order = make_order(
-        sandbox, customer, status="delivered", shipment="delivered", delivered_on=date(2026, 9, 29)
-    )
+    order = delivered_order(sandbox, customer, date(2026, 9, 29))
+    args = {"category": "missing_package", "summary": "never arrived", "order_id": order.id}
     with pytest.raises(ToolError, match="not verified"):
-        call(
-            sandbox,
-            "create_support_ticket",
-            category="missing_package",
-            summary="never arrived",
-            order_id=order.id,
-        )
+        call(sandbox, "create_support_ticket", **args)
     verify(sandbox, customer)
-    view = call(
-        sandbox,
-        "create_support_ticket",
-        category="missing_package",
-        summary="never arrived",
-        order_id=order.id,
-    )
+    view = call(sandbox, "create_support_ticket", **args)
     assert view["customer_id"] == customer.id
-    assert count(sandbox, SupportTicket, order_id=order.id) == 1
+    assert count_rows(sandbox, SupportTicket, order_id=order.id) == 1
 
 
 def test_second_pending_approval_request_is_refused(sandbox: Session) -> None:
     customer = make_customer(sandbox)
-    order = make_order(
-        sandbox,
-        customer,
-        status="delivered",
-        lines=(("PR-10002", 1, 189900),),
-        shipment="delivered",
-        delivered_on=date(2026, 9, 19),
-    )
+    order = delivered_order(sandbox, customer, date(2026, 9, 19), lines=(("PR-10002", 1, 189900),))
     verify(sandbox, customer)
     args = {
         "order_id": order.id,
@@ -593,7 +516,7 @@ def test_second_pending_approval_request_is_refused(sandbox: Session) -> None:
     assert call(sandbox, "create_approval_request", **args)["status"] == "pending"
     with pytest.raises(ToolError, match="already pending"):
         call(sandbox, "create_approval_request", **args)
-    assert count(sandbox, ApprovalRequest, order_id=order.id) == 1
+    assert count_rows(sandbox, ApprovalRequest, order_id=order.id) == 1
 
 
 # --- catalogue and reads --------------------------------------------------------------------------
@@ -607,7 +530,7 @@ def test_search_products_matches_name_words_within_a_category(sandbox: Session) 
 
 def test_list_orders_is_newest_first(sandbox: Session) -> None:
     customer = make_customer(sandbox)
-    make_order(sandbox, customer, status="delivered", shipment="delivered", delivered_on=date(2026, 9, 24))
+    delivered_order(sandbox, customer)
     older = make_order(sandbox, customer, status="delivered", order_id="OR-60002")
     older.placed_at = datetime(2026, 5, 1, 9, 0)
     sandbox.commit()

@@ -9,18 +9,14 @@ domain package registering them.
 from __future__ import annotations
 
 import dataclasses
-import random
 from collections import Counter
 from datetime import datetime
 from functools import cache
 from typing import Any
 
 import pytest
-import sqlglot
-from sqlglot import exp
 
-from env_server.analytics import check_select
-from env_server.domain import ScenarioContext, ScenarioFamily, ScenarioUnavailable
+from env_server.domain import ScenarioFamily
 from env_server.domains.travel import domain as base_domain
 from env_server.domains.travel.families import FAMILIES
 from env_server.domains.travel.families._policy import (
@@ -32,17 +28,21 @@ from env_server.domains.travel.families._policy import (
 )
 from env_server.domains.travel.seed import _COMPENSATION, _TIER_COMPENSATION_BONUS
 from env_server.generation import Draw, entity_ids, generate
-from env_server.generation.generator import _worker
 from env_server.sandbox.sqlite import SQLiteSandboxEngine
 from env_server.scoring.scorer import Scorer
-from env_server.validation import validate_task
 from shared.tasks import Task
+from tests.domain_families import (
+    assert_portable_analytics,
+    assert_valid,
+    family_builds,
+    generator_state,
+    kept_tasks,
+)
 
 domain = dataclasses.replace(base_domain, families=FAMILIES)
 FAMILY = {f.name: f for f in FAMILIES}
 PER_FAMILY = 2
 BUILDS = 30
-SQLITE_ONLY = {"strftime", "julianday", "date", "datetime", "time", "ifnull", "printf", "instr", "unixepoch"}
 
 
 @pytest.fixture(scope="module")
@@ -51,37 +51,15 @@ def draws() -> list[Draw]:
     return list(generate(domain, n=PER_FAMILY * len(FAMILIES), seed=7, workers=1))
 
 
-@cache
 def _seed_view() -> Any:
     """The generator's per-process state for this module's domain object: seed rows and benchmark IDs."""
-    list(generate(domain, n=0, seed=0))  # hands `domain` to the generator without drawing anything
-    return _worker(domain.name)
-
-
-def _context(family: ScenarioFamily, seed: int, index: int) -> ScenarioContext:
-    worker = _seed_view()
-    return ScenarioContext(
-        domain_name=domain.name,
-        family=family.name,
-        index=index,
-        rng=random.Random(f"{seed}:{index}"),
-        now=domain.now,
-        benchmark_ids=worker.benchmark_ids,
-        seed_ids=worker.seed_ids,
-        seed_tables=worker.seed_tables,
-    )
+    return generator_state(domain)
 
 
 @cache
 def _builds(name: str, seed: int = 11, n: int = BUILDS) -> tuple[Task, ...]:
     """`n` unvalidated builds of one family (unavailable draws skipped)."""
-    tasks = []
-    for i in range(n):
-        try:
-            tasks.append(FAMILY[name].build(_context(FAMILY[name], seed, i)))
-        except ScenarioUnavailable:
-            continue
-    return tuple(tasks)
+    return tuple(family_builds(domain, FAMILY[name], seed, n))
 
 
 def _writes(actions: list[Any]) -> list[Any]:
@@ -100,22 +78,16 @@ def test_at_least_eight_families_cover_the_policy_rules() -> None:
 
 def test_every_family_yields_tasks_that_pass_validation(draws: list[Draw]) -> None:
     kept = Counter(d.family for d in draws if d.task is not None)
-    discarded = [d for d in draws if d.task is None]
     assert all(kept[f.name] >= PER_FAMILY - 1 for f in FAMILIES), kept
     assert sum(kept.values()) == PER_FAMILY * len(FAMILIES)
-    assert len(discarded) <= len(FAMILIES) // 4, [d.discarded for d in discarded]
-    tasks = [d.task for d in draws if d.task is not None]
-    assert {t.split for t in tasks} == {"train"} and {t.domain for t in tasks} == {"travel"}
-    assert {t.kind for t in tasks} == {"action", "analytics"}
-    assert len({t.id for t in tasks}) == len(tasks)
+    kept_tasks(draws, domain)
 
 
 def test_generated_tasks_revalidate_on_a_fresh_scorer(draws: list[Draw]) -> None:
     scorer = Scorer(SQLiteSandboxEngine(max_templates=8))
     firsts = {d.family: d.task for d in reversed(draws) if d.task is not None}
     for name in ("delay-compensation", "analytics-commercial"):
-        report = validate_task(firsts[name], domain, scorer)
-        assert report.passed, (name, [(c.name, c.detail) for c in report.checks if not c.passed])
+        assert_valid(firsts[name], domain, scorer)
 
 
 @pytest.mark.parametrize("family", FAMILIES, ids=lambda f: f.name)
@@ -314,23 +286,13 @@ def test_analytics_benchmark_size_and_portability() -> None:
     built = [t for f in FAMILIES if f.kind == "analytics" for t in _builds(f.name, n=12)]
     tables = domain.metadata.tables.keys()
     for task in [*ANALYTICS, *built]:
-        assert task.analytics is not None and not task.gold_actions
-        sql = task.analytics.gold_sql
-        for dialect in ("sqlite", "postgres"):
-            check_select(sql, tables, dialect)
-        functions = {
-            (f.name if isinstance(f, exp.Anonymous) else f.sql_name()).lower()
-            for f in sqlglot.parse_one(sql, read="postgres").find_all(exp.Func)
-        }
-        assert not functions & SQLITE_ONLY, (task.id, functions & SQLITE_ONLY)
-        assert not set(entity_ids(task.model_dump(mode="json"))), task.id
-        assert task.user.script and task.description and task.difficulty_tags
+        assert not task.gold_actions
+        assert_portable_analytics(task, tables)
 
 
 def test_analytics_tasks_validate_with_non_trivial_answers() -> None:
     scorer = Scorer(SQLiteSandboxEngine(max_templates=8))
     for task in ANALYTICS:
-        report = validate_task(task, domain, scorer)
-        assert report.passed, (task.id, [(c.name, c.detail) for c in report.checks if not c.passed])
+        assert_valid(task, domain, scorer)
         rows = scorer.gold_rows(task, domain)
         assert rows and any(cell not in (0, None) for row in rows for cell in row), task.id

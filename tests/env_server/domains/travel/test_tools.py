@@ -4,13 +4,13 @@ policy and task-catalogue invariants."""
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from datetime import timedelta
 from importlib import resources
 from typing import Any
 
 import pytest
-from sqlalchemy import func, select
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from env_server.domain import ToolError
@@ -35,22 +35,14 @@ from env_server.domains.travel.models import (
     SupervisorReview,
     Traveler,
 )
-from tests.domain_sandbox import build_database, engine_over, run_tool, seeded_session
+from tests.domain_sandbox import build_database, count_rows, engine_over, sandbox_fixture, tool_caller
 
 #: The action tasks (analytics tasks have their own checks in the analytics tests).
 ACTION_TASKS = [t for t in domain.tasks if t.kind == "action"]
 
-
-@pytest.fixture
-def session() -> Iterator[Session]:
-    """A fresh seeded sandbox for each test (a copy of the template)."""
-    with seeded_session(domain) as s:
-        yield s
-
-
-def call(session: Session, name: str, **args: Any) -> Any:
-    """Run one tool like the server does: validated arguments, its own transaction, rollback on refusal."""
-    return run_tool(session, domain, name, **args)
+#: A fresh seeded sandbox for each test (a copy of the template).
+session = sandbox_fixture(domain, name="session")
+call = tool_caller(domain)
 
 
 def verify(session: Session, passenger_id: str) -> dict[str, Any]:
@@ -118,10 +110,6 @@ def same_number_later(session: Session, flight: Flight, days: int = 1) -> Flight
         select(Flight).where(Flight.flight_number == flight.flight_number, Flight.departure_at == start)
     ).one()
     return found
-
-
-def rows(session: Session, model: type) -> int:
-    return session.scalar(select(func.count()).select_from(model))  # type: ignore[return-value]
 
 
 # ---------------------------------------------------------------- seed, policy, catalogue
@@ -215,7 +203,7 @@ def test_tools_are_typed_documented_and_marked() -> None:
 def test_verify_records_a_check_and_returns_the_profile(session: Session) -> None:
     profile = verify(session, "PX-10001")
     assert profile["passenger_id"] == "PX-10001"
-    assert rows(session, IdentityVerification) == 1
+    assert count_rows(session, IdentityVerification) == 1
 
 
 def test_verify_with_wrong_birth_date_is_refused_and_records_nothing(session: Session) -> None:
@@ -229,7 +217,7 @@ def test_verify_with_wrong_birth_date_is_refused_and_records_nothing(session: Se
             last_name=p.last_name,
             date_of_birth=(p.date_of_birth + timedelta(days=1)).isoformat(),
         )
-    assert rows(session, IdentityVerification) == 0
+    assert count_rows(session, IdentityVerification) == 0
 
 
 def test_writes_need_the_holder_verified_not_someone_else(session: Session) -> None:
@@ -277,22 +265,11 @@ def test_subscribe_alerts_normalises_the_contact_and_refuses_duplicates(session:
         select(Flight).where(Flight.status == "scheduled").order_by(Flight.flight_id)
     ).first()
     assert flight is not None
-    alert = call(
-        session,
-        "subscribe_flight_alerts",
-        flight_id=flight.flight_id,
-        channel="sms",
-        contact="+1 (415) 555-0182",
-    )
+    sms = {"flight_id": flight.flight_id, "channel": "sms"}
+    alert = call(session, "subscribe_flight_alerts", contact="+1 (415) 555-0182", **sms)
     assert alert["contact"] == "+14155550182"
     with pytest.raises(ToolError, match="already subscribed"):
-        call(
-            session,
-            "subscribe_flight_alerts",
-            flight_id=flight.flight_id,
-            channel="sms",
-            contact="+1-415-555-0182",
-        )
+        call(session, "subscribe_flight_alerts", contact="+1-415-555-0182", **sms)
     landed = session.scalars(select(Flight).where(Flight.status == "landed")).first()
     assert landed is not None
     with pytest.raises(ToolError, match="landed"):
@@ -351,7 +328,7 @@ def test_change_flight_with_waiver_charges_nothing(session: Session) -> None:
     assert old is not None
     new = same_number_later(session, old, days=1)
     verify(session, r.holder_id)
-    payments_before = rows(session, Payment)
+    payments_before = count_rows(session, Payment)
     call(
         session,
         "change_flight",
@@ -361,7 +338,7 @@ def test_change_flight_with_waiver_charges_nothing(session: Session) -> None:
         waive_fees=True,
     )
     assert seg.flight_id == new.flight_id
-    assert rows(session, Payment) == payments_before
+    assert count_rows(session, Payment) == payments_before
 
 
 def test_change_flight_to_another_route_or_without_payment_is_refused(session: Session) -> None:
@@ -376,23 +353,12 @@ def test_change_flight_to_another_route_or_without_payment_is_refused(session: S
     ).first()
     assert other_route is not None
     verify(session, r.holder_id)
+    change = {"reservation_id": rid, "current_flight_id": old.flight_id}
     with pytest.raises(ToolError, match="keeps the route"):
-        call(
-            session,
-            "change_flight",
-            reservation_id=rid,
-            current_flight_id=old.flight_id,
-            new_flight_id=other_route.flight_id,
-        )
+        call(session, "change_flight", new_flight_id=other_route.flight_id, **change)
     later = same_number_later(session, old, days=1)
     with pytest.raises(ToolError, match="payment method is required"):
-        call(
-            session,
-            "change_flight",
-            reservation_id=rid,
-            current_flight_id=old.flight_id,
-            new_flight_id=later.flight_id,
-        )
+        call(session, "change_flight", new_flight_id=later.flight_id, **change)
     assert seg.flight_id == old.flight_id
 
 
@@ -534,25 +500,10 @@ def test_add_checked_bags_records_the_fee_and_enforces_the_maximum(session: Sess
     before = set(session.scalars(select(Baggage.bag_id).where(Baggage.traveler_id == traveler.traveler_id)))
     card = card_of(session, r.holder_id)
     verify(session, r.holder_id)
+    bags = {"reservation_id": rid, "traveler_id": traveler.traveler_id}
     with pytest.raises(ToolError, match="fee_cents must be between"):
-        call(
-            session,
-            "add_checked_bags",
-            reservation_id=rid,
-            traveler_id=traveler.traveler_id,
-            quantity=1,
-            fee_cents=9000,
-            payment_method_id=card,
-        )
-    call(
-        session,
-        "add_checked_bags",
-        reservation_id=rid,
-        traveler_id=traveler.traveler_id,
-        quantity=3,
-        fee_cents=15000,
-        payment_method_id=card,
-    )
+        call(session, "add_checked_bags", quantity=1, fee_cents=9000, payment_method_id=card, **bags)
+    call(session, "add_checked_bags", quantity=3, fee_cents=15000, payment_method_id=card, **bags)
     (bag,) = session.scalars(
         select(Baggage).where(Baggage.traveler_id == traveler.traveler_id, Baggage.bag_id.not_in(before))
     )
@@ -562,14 +513,7 @@ def test_add_checked_bags_records_the_fee_and_enforces_the_maximum(session: Sess
     ).one()
     assert (paid.amount_cents, paid.payment_method_id) == (15000, card)
     with pytest.raises(ToolError, match="at most 4"):
-        call(
-            session,
-            "add_checked_bags",
-            reservation_id=rid,
-            traveler_id=traveler.traveler_id,
-            quantity=2,
-            fee_cents=0,
-        )
+        call(session, "add_checked_bags", quantity=2, fee_cents=0, **bags)
 
 
 def test_a_voucher_must_cover_the_whole_amount(session: Session) -> None:
@@ -584,25 +528,10 @@ def test_a_voucher_must_cover_the_whole_amount(session: Session) -> None:
         flight_id=segments(session, rid)[0].flight_id,
         amount_cents=5000,
     )["voucher_id"]
+    bags = {"reservation_id": rid, "traveler_id": traveler.traveler_id, "quantity": 2}
     with pytest.raises(ToolError, match="must cover the whole amount"):
-        call(
-            session,
-            "add_checked_bags",
-            reservation_id=rid,
-            traveler_id=traveler.traveler_id,
-            quantity=2,
-            fee_cents=10000,
-            payment_method_id=voucher_id,
-        )
-    call(
-        session,
-        "add_checked_bags",
-        reservation_id=rid,
-        traveler_id=traveler.traveler_id,
-        quantity=2,
-        fee_cents=5000,
-        payment_method_id=voucher_id,
-    )
+        call(session, "add_checked_bags", fee_cents=10000, payment_method_id=voucher_id, **bags)
+    call(session, "add_checked_bags", fee_cents=5000, payment_method_id=voucher_id, **bags)
     voucher = session.get(PaymentMethod, voucher_id)
     assert voucher is not None and voucher.balance_cents == 0
     stranger = session.scalars(
@@ -610,13 +539,7 @@ def test_a_voucher_must_cover_the_whole_amount(session: Session) -> None:
     ).first()
     with pytest.raises(ToolError, match="does not belong"):
         call(
-            session,
-            "add_checked_bags",
-            reservation_id=rid,
-            traveler_id=traveler.traveler_id,
-            quantity=1,
-            fee_cents=5000,
-            payment_method_id=stranger,
+            session, "add_checked_bags", **{**bags, "quantity": 1}, fee_cents=5000, payment_method_id=stranger
         )
 
 
@@ -634,7 +557,7 @@ def test_issue_compensation_pays_a_voucher_once_per_flight(session: Session) -> 
     assert voucher.expires_on == (NOW + timedelta(days=365)).date()
     with pytest.raises(ToolError, match="already compensated"):
         call(session, "issue_compensation", reservation_id=rid, flight_id=flight_id, amount_cents=100)
-    assert len(session.scalars(select(Compensation).where(Compensation.reservation_id == rid)).all()) == 1
+    assert count_rows(session, Compensation, reservation_id=rid) == 1
 
 
 def test_compensation_for_a_flight_not_on_the_reservation_is_refused(session: Session) -> None:
