@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Engine, create_engine, event, func, select, update
+from sqlalchemy import JSON, DateTime, Engine, create_engine, event, func, insert, literal, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -85,28 +85,34 @@ class Store:
     def append_event(
         self, episode_id: str, kind: str, payload: dict[str, Any], **episode_updates: Any
     ) -> int:
-        """Append an event (and optionally update the episode row) atomically; returns its sequence number."""
-        for _ in range(5):
+        """Append an event (and optionally update the episode row) atomically; returns its sequence number.
+
+        One `INSERT ... SELECT max(seq) + 1 ... RETURNING seq` round trip: this runs on every tool call.
+        """
+        events = EventRecord.__table__
+        next_seq = select(
+            literal(episode_id),
+            func.coalesce(func.max(events.c.seq), 0) + 1,
+            literal(kind),
+            literal(payload, JSON),
+            literal(_now(), DateTime),
+        ).where(events.c.episode_id == episode_id)
+        append = (
+            insert(events)
+            .from_select(["episode_id", "seq", "kind", "payload", "created_at"], next_seq)
+            .returning(events.c.seq)
+        )
+        for _ in range(20):
             try:
                 with self._writing() as s:
-                    seq = (
-                        s.scalar(
-                            select(func.max(EventRecord.seq)).where(EventRecord.episode_id == episode_id)
-                        )
-                        or 0
-                    ) + 1
-                    s.add(
-                        EventRecord(
-                            episode_id=episode_id, seq=seq, kind=kind, payload=payload, created_at=_now()
-                        )
-                    )
+                    seq = s.execute(append).scalar_one()
                     if episode_updates:
                         s.execute(
                             update(EpisodeRecord)
                             .where(EpisodeRecord.id == episode_id)
                             .values(**episode_updates)
                         )
-                return seq
+                return int(seq)
             except IntegrityError:  # another worker took this seq; take the next one
                 continue
         raise RuntimeError(f"could not append an event to episode {episode_id}")

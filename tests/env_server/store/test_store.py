@@ -1,14 +1,18 @@
 """The control-plane store: migrations, persistence before response, and surviving a restart."""
 
+import uuid
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+import pytest
 from fastapi.testclient import TestClient
-from sqlalchemy import inspect
+from sqlalchemy import create_engine, inspect, text
 
 from env_server.app import create_app
 from env_server.domain.registry import DomainRegistry
 from env_server.settings import Settings
-from env_server.store import make_store_engine
+from env_server.store import EpisodeRecord, Store, make_store_engine
 from env_server.store.migrate import current, upgrade
 from tests.factories import call, start_episode
 
@@ -21,21 +25,68 @@ def test_upgrade_creates_the_tables_at_head(tmp_path: Path) -> None:
     assert {"episodes", "events", "scores", "alembic_version"} <= names
 
 
-def test_upgrade_on_postgresql(pg_url: str) -> None:
-    from sqlalchemy import create_engine, text
-
+@pytest.fixture
+def pg_store_url(pg_url: str) -> Iterator[str]:
+    """A fresh, empty PostgreSQL database for the store, dropped afterwards."""
+    name = f"gs_store_test_{uuid.uuid4().hex[:8]}"
     admin = create_engine(pg_url, isolation_level="AUTOCOMMIT")
     with admin.connect() as conn:
-        conn.execute(text("DROP DATABASE IF EXISTS groundstate_store_test"))
-        conn.execute(text("CREATE DATABASE groundstate_store_test"))
-    url = pg_url.rsplit("/", 1)[0] + "/groundstate_store_test"
+        conn.execute(text(f"CREATE DATABASE {name}"))
     try:
-        upgrade(url)
-        assert current(url) == "0001"
+        yield pg_url.rsplit("/", 1)[0] + f"/{name}"
     finally:
         with admin.connect() as conn:
-            conn.execute(text("DROP DATABASE IF EXISTS groundstate_store_test WITH (FORCE)"))
+            conn.execute(text(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
         admin.dispose()
+
+
+@pytest.mark.postgres
+def test_upgrade_on_postgresql(pg_store_url: str) -> None:
+    upgrade(pg_store_url)
+    assert current(pg_store_url) == "0001"
+
+
+@pytest.mark.postgres
+def test_postgresql_store_serves_whole_episodes_across_app_instances(
+    pg_store_url: str, pg_url: str, toy_registry: DomainRegistry
+) -> None:
+    """The production layout: store and sandboxes on PostgreSQL, any instance serving any episode."""
+    settings = Settings(store_url=pg_store_url, sandbox_url=pg_url)
+    with TestClient(create_app(settings, registry=toy_registry)) as one:
+        eid = start_episode(one)
+        call(one, eid, "transfer", source_id="AC-0001", target_id="AC-0002", amount_cents=5000)
+        with TestClient(create_app(settings, registry=toy_registry)) as other:
+            other.post(f"/v1/episodes/{eid}/messages", json={"content": "transfer complete"})
+            score = other.post(f"/v1/episodes/{eid}/score").json()
+        info = one.get(f"/v1/episodes/{eid}").json()
+    assert score["status"] == "scored" and score["reward"] == 1
+    kinds = [e["kind"] for e in info["events"]]
+    assert kinds == ["user_message", "tool_call", "assistant_message", "user_message"]
+    assert [e["seq"] for e in info["events"]] == [1, 2, 3, 4] and info["score"] == score
+
+
+@pytest.mark.parametrize("backend", ["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
+def test_concurrent_appends_take_distinct_consecutive_sequence_numbers(
+    backend: str, tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
+    url = f"sqlite:///{tmp_path}/s.db" if backend == "sqlite" else request.getfixturevalue("pg_store_url")
+    upgrade(url)
+    store = Store(make_store_engine(url))
+    record = EpisodeRecord(id="ep-1", task_id="t", domain="d", user_kind="scripted", status="active")
+    store.create_episode(record, ("user_message", {"content": "hi"}))
+
+    def append(worker: int) -> list[int]:
+        return [store.append_event("ep-1", "tool_call", {"worker": worker, "i": i}) for i in range(25)]
+
+    with ThreadPoolExecutor(4) as pool:
+        seqs = [seq for batch in pool.map(append, range(4)) for seq in batch]
+    assert sorted(seqs) == list(range(2, 102))
+    events = store.events("ep-1")
+    assert [e.seq for e in events] == list(range(1, 102))
+    assert sorted((e.payload["worker"], e.payload["i"]) for e in events[1:]) == [
+        (w, i) for w in range(4) for i in range(25)
+    ]
+    store.engine.dispose()
 
 
 def test_every_event_is_persisted_before_the_response(
