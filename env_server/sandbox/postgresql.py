@@ -13,10 +13,12 @@ restart loses nothing.
 from __future__ import annotations
 
 import hashlib
+import logging
 import threading
 import uuid
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 
 from sqlalchemy import Connection, MetaData, Table, create_engine, text
@@ -30,6 +32,8 @@ from env_server.sandbox.base import Sandbox, SandboxEngine, transaction
 from env_server.sandbox.template import Template, apply_patch, create_tables, seed
 from env_server.scoring.snapshot import Snapshot
 
+logger = logging.getLogger(__name__)
+
 #: Stand-ins for the target and source schema names in cached scripts (both are safe identifiers).
 _TARGET = "gs_target_placeholder"
 _SOURCE = "gs_source_placeholder"
@@ -38,8 +42,6 @@ LAYOUT_VERSION = 3
 _REGISTRY = "public.gs_sandbox_slots"
 #: A slot's tables are vacuumed after this many uses, so refills stay fast even where autovacuum is off.
 VACUUM_EVERY = 16
-#: A slot's tables are vacuumed after this many uses, so refills stay fast even where autovacuum is off.
-VACUUM_EVERY = 32
 
 
 def _hashed(prefix: str, key: str) -> str:
@@ -90,6 +92,7 @@ class PostgresSandboxEngine(SandboxEngine):
 
     def __init__(self, url: str, pool_size: int = 8, max_snapshots: int = 256) -> None:
         self.engine = create_engine(url, pool_size=pool_size, max_overflow=pool_size * 2, pool_pre_ping=True)
+        self._maintenance = ThreadPoolExecutor(1, thread_name_prefix="gs-vacuum")
         self._ready: set[str] = set()
         self._scripts: dict[str, str] = {}
         self._bases: dict[str, Snapshot] = {}
@@ -235,10 +238,17 @@ class PostgresSandboxEngine(SandboxEngine):
                 ),
                 {"e": sandbox.sandbox_id},
             )
-        if uses and uses % VACUUM_EVERY == 0:
+        if uses and uses % VACUUM_EVERY == 0:  # off the request path: a VACUUM takes tens of milliseconds
+            self._maintenance.submit(self._vacuum, sandbox.schema, self._tables(sandbox.template.domain))
+
+    def _vacuum(self, schema: str, tables: list[Table]) -> None:
+        """Vacuum a slot's tables; a failure only delays the next vacuum, so it is logged, not raised."""
+        try:
             with self.engine.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
-                for table in self._tables(sandbox.template.domain):
-                    conn.exec_driver_sql(f'VACUUM "{sandbox.schema}"."{table.name}"')
+                for table in tables:
+                    conn.exec_driver_sql(f'VACUUM "{schema}"."{table.name}"')
+        except Exception:
+            logger.exception("vacuuming sandbox slot %s failed", schema)
 
     def initial_snapshot(self, template: Template) -> Snapshot:
         """See `SandboxEngine.initial_snapshot`: the base snapshot, the template's logged patch over it."""
@@ -273,5 +283,6 @@ class PostgresSandboxEngine(SandboxEngine):
             self._bases.clear()
 
     def close(self) -> None:
-        """Close pooled connections."""
+        """Finish pending maintenance, then close pooled connections."""
+        self._maintenance.shutdown(wait=True)
         self.engine.dispose()
