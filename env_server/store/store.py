@@ -3,16 +3,31 @@
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager, nullcontext
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import JSON, DateTime, Engine, create_engine, event, func, insert, literal, select, update
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy import (
+    JSON,
+    DateTime,
+    Engine,
+    String,
+    bindparam,
+    create_engine,
+    event,
+    func,
+    insert,
+    select,
+    text,
+    update,
+)
+from sqlalchemy.exc import IntegrityError, OperationalError
 from sqlalchemy.orm import Session, sessionmaker
 
+from env_server.errors import BackendError
 from env_server.store.models import EpisodeRecord, EventRecord, ScoreRecord
 
 
@@ -40,6 +55,25 @@ def make_store_engine(url: str) -> Engine:
     return create_engine(url, pool_size=8, max_overflow=16, pool_pre_ping=True)
 
 
+def _append_statement() -> Any:
+    """`INSERT INTO events ... SELECT max(seq) + 1 ... RETURNING seq`, built once with bound parameters."""
+    events = EventRecord.__table__
+    episode_id = bindparam("episode_id", type_=String)
+    next_seq = select(
+        episode_id,
+        func.coalesce(func.max(events.c.seq), 0) + 1,
+        bindparam("kind", type_=String),
+        bindparam("payload", type_=JSON),
+        bindparam("created_at", type_=DateTime),
+    ).where(events.c.episode_id == episode_id)
+    columns = ["episode_id", "seq", "kind", "payload", "created_at"]
+    return insert(events).from_select(columns, next_seq).returning(events.c.seq)
+
+
+_APPEND = _append_statement()
+_EPISODE_LOCK = text("SELECT pg_advisory_xact_lock(hashtext(:episode_id))")
+
+
 class Store:
     """Episodes, events and scores. Methods are small transactions; none holds a session open."""
 
@@ -49,6 +83,7 @@ class Store:
         # SQLite has one writer at a time and makes waiting writers sleep-poll (up to 100 ms a nap): queue
         # this process's writers on a lock instead, so concurrent requests do not stall on each other.
         self._write_lock = threading.Lock() if engine.dialect.name == "sqlite" else None
+        self._postgres = engine.dialect.name == "postgresql"
 
     @contextmanager
     def _writing(self) -> Iterator[Session]:
@@ -87,25 +122,18 @@ class Store:
     ) -> int:
         """Append an event (and optionally update the episode row) atomically; returns its sequence number.
 
-        One `INSERT ... SELECT max(seq) + 1 ... RETURNING seq` round trip: this runs on every tool call.
+        One `INSERT ... SELECT max(seq) + 1 ... RETURNING seq` statement: this runs on every tool call.
+        Appends to one episode are serialised — by a transaction-scoped advisory lock on PostgreSQL (any
+        worker may append), by this process's write lock on SQLite — and a collision with another process
+        on a shared SQLite file (a taken sequence number, a stale snapshot) is retried.
         """
-        events = EventRecord.__table__
-        next_seq = select(
-            literal(episode_id),
-            func.coalesce(func.max(events.c.seq), 0) + 1,
-            literal(kind),
-            literal(payload, JSON),
-            literal(_now(), DateTime),
-        ).where(events.c.episode_id == episode_id)
-        append = (
-            insert(events)
-            .from_select(["episode_id", "seq", "kind", "payload", "created_at"], next_seq)
-            .returning(events.c.seq)
-        )
-        for _ in range(20):
+        values = {"episode_id": episode_id, "kind": kind, "payload": payload, "created_at": _now()}
+        for attempt in range(20):
             try:
                 with self._writing() as s:
-                    seq = s.execute(append).scalar_one()
+                    if self._postgres:
+                        s.execute(_EPISODE_LOCK, {"episode_id": episode_id})
+                    seq = s.execute(_APPEND, values).scalar_one()
                     if episode_updates:
                         s.execute(
                             update(EpisodeRecord)
@@ -113,9 +141,11 @@ class Store:
                             .values(**episode_updates)
                         )
                 return int(seq)
-            except IntegrityError:  # another worker took this seq; take the next one
-                continue
-        raise RuntimeError(f"could not append an event to episode {episode_id}")
+            except (IntegrityError, OperationalError) as exc:
+                if isinstance(exc, OperationalError) and "locked" not in str(exc.orig):
+                    raise
+                time.sleep(0.001 * attempt)
+        raise BackendError(f"could not append an event to episode {episode_id}: the store stayed busy")
 
     def events(self, episode_id: str) -> list[EventRecord]:
         """The episode's events in order."""
