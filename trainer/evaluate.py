@@ -10,41 +10,35 @@ A campaign (`run_campaign`, CLI `groundstate eval` / `groundstate probe`):
 4. appends each trial's `TrialResult` to `results.jsonl` as soon as it finishes (fsynced), and keeps
    `run.json` (the config and every invocation's summary).
 
-Best-of-N at evaluation time (`samples` = N > 1, records with `sample > 0`, reported apart by the metrics):
-- `first-success-verified`: candidates 1..N are sampled one after another and sampling stops at the first
-  that scores 1. Each candidate is one line (`sample` = its index); the metrics count the trial as solved if
-  any candidate scored 1. The environment's reward picks the winner, so this is an oracle-verified upper
-  bound (pass@N with early stopping), not something a deployed agent could do.
-- `majority`: all N candidates are sampled; candidates are grouped by their final outcome (the server's
-  full state diff against the expected changes, values included, plus the rows of the last
-  `submit_answer`), and the largest group wins (ties: the group whose first member has the lowest
-  index). The trial's line is the winning group's first candidate, written with `sample = N`, with tokens
-  and latency summed over all clean candidates (the attempt's cost); every candidate goes to
-  `RUN_DIR/samples.jsonl` with its signature. No reward is used to choose, so this is a deployable selector.
+Best-of-N at evaluation time (`samples` = N > 1): see `trainer.best_of`.
 """
 
 from __future__ import annotations
 
 import asyncio
-import fcntl
-import hashlib
-import json
 import os
 import time
-from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
 from shared.client import AsyncGroundstateClient
 from shared.models import UserKind
 from shared.tasks import Split, TaskPublic
+from trainer.best_of import (
+    SAMPLES_FILE,
+    Candidate,
+    Selection,
+    majority_vote,
+    read_candidates,
+    state_signature,
+)
 from trainer.policies import Policy, load_policy
-from trainer.results import TrialResult, append_result, read_results, results_path
+from trainer.results import TrialResult, append_jsonl, append_result, read_results, results_path
 from trainer.rollout import RolloutConfig, RolloutResult, run_rollout
 
 __all__ = [
@@ -63,10 +57,6 @@ __all__ = [
 
 RUN_FILE = "run.json"
 """The campaign's config and invocation history, inside the run directory."""
-SAMPLES_FILE = "samples.jsonl"
-"""The candidates of majority-vote trials, inside the run directory."""
-
-Selection = Literal["majority", "first-success-verified"]
 
 
 class CampaignError(RuntimeError):
@@ -149,15 +139,6 @@ class CampaignSummary(_Model):
     """Wall-clock seconds of the invocation."""
 
 
-class Candidate(_Model):
-    """One candidate of a majority-vote trial, as a line of `samples.jsonl`."""
-
-    signature: str | None
-    """The candidate's outcome signature (`state_signature`); null for a backend error."""
-    result: TrialResult
-    """The candidate's record (`sample` = its index, 1..N)."""
-
-
 class _Invocation(_Model):
     config: CampaignConfig
     started_at: datetime
@@ -169,65 +150,6 @@ class _RunRecord(_Model):
     config: CampaignConfig
     created_at: datetime
     invocations: list[_Invocation] = Field(default_factory=list)
-
-
-def state_signature(rollout: RolloutResult) -> str | None:
-    """A fingerprint of a scored rollout's outcome: its state diff (with values) and its submitted answer.
-
-    Two rollouts with the same signature left the same changes against the task's initial state (the diff
-    against the one expected change set determines them) and submitted the same answer rows (in any order).
-
-    Returns:
-        16 hex digits, or null when the rollout was not scored.
-    """
-    if rollout.status != "scored" or rollout.score is None:
-        return None
-    diff = sorted(json.dumps(d.model_dump(mode="json"), sort_keys=True) for d in rollout.score.diff)
-    answer: list[str] | None = None
-    for event in rollout.events:
-        data = event.data
-        if event.kind == "tool_call" and data.get("name") == "submit_answer" and data.get("outcome") == "ok":
-            rows = data.get("arguments", {}).get("rows", [])
-            answer = sorted(json.dumps(r, sort_keys=True) for r in rows)
-    payload = json.dumps({"diff": diff, "answer": answer}, sort_keys=True)
-    return hashlib.sha256(payload.encode()).hexdigest()[:16]
-
-
-def majority_vote(candidates: Sequence[Candidate], samples: int) -> TrialResult:
-    """The majority-vote line of one trial from its candidates (see the module docstring).
-
-    Args:
-        candidates: The trial's candidates (any order; backend errors are not voters).
-        samples: N, written as the line's `sample`.
-
-    Returns:
-        The winning group's first candidate with `sample = N` and tokens/latency summed over the clean
-        candidates; a `backend_error` line when no candidate was scored.
-
-    Raises:
-        ValueError: No candidates.
-    """
-    if not candidates:
-        raise ValueError("majority_vote needs at least one candidate")
-    ordered = sorted(candidates, key=lambda c: c.result.sample)
-    clean = [c for c in ordered if c.signature is not None and c.result.status == "scored"]
-    if not clean:
-        last = ordered[-1].result
-        return last.model_copy(
-            update={"sample": samples, "error": f"all {len(ordered)} candidates failed; last: {last.error}"}
-        )
-    groups: dict[str, list[Candidate]] = {}
-    for candidate in clean:
-        groups.setdefault(candidate.signature or "", []).append(candidate)
-    winner = max(groups.values(), key=lambda g: (len(g), -g[0].result.sample))
-    return winner[0].result.model_copy(
-        update={
-            "sample": samples,
-            "tokens_in": sum(c.result.tokens_in for c in clean),
-            "tokens_out": sum(c.result.tokens_out for c in clean),
-            "latency_s": round(sum(c.result.latency_s for c in clean), 3),
-        }
-    )
 
 
 def evaluate(config: CampaignConfig, run_dir: str | os.PathLike[str], **kwargs: Any) -> CampaignSummary:
@@ -365,7 +287,7 @@ class _Campaign:
         self.results_file = results_path(directory)
         self.samples_file = directory / SAMPLES_FILE
         self.done = {r.key: r for r in read_results(directory)} if self.results_file.is_file() else {}
-        self.candidates = _read_candidates(self.samples_file)
+        self.candidates = read_candidates(self.samples_file)
         self.semaphore = asyncio.Semaphore(config.concurrency)
         self.summary = CampaignSummary(tasks=len(tasks), planned=len(tasks) * config.trials)
         self.running = 0
@@ -441,7 +363,7 @@ class _Campaign:
             fresh = Candidate(
                 signature=state_signature(rollout), result=self._line(rollout, task, trial, sample)
             )
-            _append_line(self.samples_file, fresh.model_dump_json())
+            append_jsonl(self.samples_file, fresh.model_dump_json())
             return fresh
 
         candidates = await asyncio.gather(*(candidate(s) for s in range(1, self.config.samples + 1)))
@@ -518,31 +440,3 @@ class _Campaign:
         self._progress.update(
             self._bar, advance=advance, running=self.running, errors=self.summary.backend_errors, rate=rate
         )
-
-
-def _append_line(path: Path, text: str) -> None:
-    """Append one line durably under an exclusive lock (as `trainer.results.append_result` does)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
-        size = os.fstat(fd).st_size
-        prefix = b"\n" if size and os.pread(fd, 1, size - 1) != b"\n" else b""
-        os.write(fd, prefix + text.encode() + b"\n")
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
-def _read_candidates(path: Path) -> dict[tuple[str, int, int], Candidate]:
-    """The latest candidate per key; torn lines from a killed writer are skipped."""
-    found: dict[tuple[str, int, int], Candidate] = {}
-    if not path.is_file():
-        return found
-    for raw in path.read_text(encoding="utf-8", errors="replace").splitlines():
-        try:
-            candidate = Candidate.model_validate_json(raw)
-        except ValidationError:
-            continue
-        found[candidate.result.key] = candidate
-    return found

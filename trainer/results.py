@@ -39,6 +39,7 @@ __all__ = [
     "DiffKind",
     "TrialResult",
     "TrialStatus",
+    "append_jsonl",
     "append_result",
     "latest_per_key",
     "read_results",
@@ -161,16 +162,18 @@ def append_result(path: str | os.PathLike[str], result: TrialResult) -> None:
         path: The results file (or its run directory); parent directories are created.
         result: The record to append.
     """
-    target = results_path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    line = (result.model_dump_json() + "\n").encode()
-    fd = os.open(target, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
+    append_jsonl(results_path(path), result.model_dump_json())
+
+
+def append_jsonl(path: Path, text: str) -> None:
+    """Append `text` as one line under an exclusive `flock`, fsynced; a torn last line is closed first."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
         size = os.fstat(fd).st_size
-        if size and os.pread(fd, 1, size - 1) != b"\n":
-            line = b"\n" + line
-        os.write(fd, line)
+        prefix = b"\n" if size and os.pread(fd, 1, size - 1) != b"\n" else b""
+        os.write(fd, prefix + text.encode() + b"\n")
         os.fsync(fd)
     finally:
         os.close(fd)

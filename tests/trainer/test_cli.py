@@ -130,7 +130,14 @@ def test_report_writes_html_and_prints_its_path(run: Path, tmp_path: Path) -> No
     assert "solved at least once: 1 tasks gained, 0 tasks lost" in html
 
 
-MODULES = ["trainer.results", "trainer.metrics", "trainer.selection", "trainer.report", "trainer.cli"]
+MODULES = [
+    "trainer.results",
+    "trainer.metrics",
+    "trainer.selection",
+    "trainer.report",
+    "trainer.cli",
+    "trainer.best_of",
+]
 
 
 @pytest.mark.parametrize("name", MODULES)
