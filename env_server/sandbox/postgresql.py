@@ -42,6 +42,8 @@ LAYOUT_VERSION = 3
 _REGISTRY = "public.gs_sandbox_slots"
 #: A slot's tables are vacuumed after this many uses, so refills stay fast even where autovacuum is off.
 VACUUM_EVERY = 16
+#: The slot registry is vacuumed after this many releases by one process.
+REGISTRY_VACUUM_EVERY = 128
 
 
 def _hashed(prefix: str, key: str) -> str:
@@ -93,6 +95,7 @@ class PostgresSandboxEngine(SandboxEngine):
     def __init__(self, url: str, pool_size: int = 8, max_snapshots: int = 256) -> None:
         self.engine = create_engine(url, pool_size=pool_size, max_overflow=pool_size * 2, pool_pre_ping=True)
         self._maintenance = ThreadPoolExecutor(1, thread_name_prefix="gs-vacuum")
+        self._releases = 0
         self._ready: set[str] = set()
         self._scripts: dict[str, str] = {}
         self._bases: dict[str, Snapshot] = {}
@@ -239,16 +242,22 @@ class PostgresSandboxEngine(SandboxEngine):
                 {"e": sandbox.sandbox_id},
             )
         if uses and uses % VACUUM_EVERY == 0:  # off the request path: a VACUUM takes tens of milliseconds
-            self._maintenance.submit(self._vacuum, sandbox.schema, self._tables(sandbox.template.domain))
+            tables = self._tables(sandbox.template.domain)
+            self._maintenance.submit(self._vacuum, [f'VACUUM "{sandbox.schema}"."{t.name}"' for t in tables])
+        with self._lock:
+            self._releases += 1
+            registry_due = self._releases % REGISTRY_VACUUM_EVERY == 0
+        if registry_due:  # every claim and release updates a registry row
+            self._maintenance.submit(self._vacuum, [f"VACUUM {_REGISTRY}"])
 
-    def _vacuum(self, schema: str, tables: list[Table]) -> None:
-        """Vacuum a slot's tables; a failure only delays the next vacuum, so it is logged, not raised."""
+    def _vacuum(self, statements: list[str]) -> None:
+        """Run VACUUM statements; a failure only delays the next vacuum, so it is logged, not raised."""
         try:
             with self.engine.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
-                for table in tables:
-                    conn.exec_driver_sql(f'VACUUM "{schema}"."{table.name}"')
+                for statement in statements:
+                    conn.exec_driver_sql(statement)
         except Exception:
-            logger.exception("vacuuming sandbox slot %s failed", schema)
+            logger.exception("%s failed", statements[0])
 
     def initial_snapshot(self, template: Template) -> Snapshot:
         """See `SandboxEngine.initial_snapshot`: the base snapshot, the template's logged patch over it."""

@@ -21,18 +21,27 @@ def vacuum_count(engine: PostgresSandboxEngine, schema: str) -> int:
         return int(conn.execute(text(VACUUMS), {"s": schema}).scalar_one())
 
 
+def registry_vacuums(engine: PostgresSandboxEngine) -> int:
+    with engine.engine.connect() as conn:
+        conn.exec_driver_sql("SELECT pg_stat_clear_snapshot()")
+        query = "SELECT vacuum_count FROM pg_stat_user_tables WHERE relname = 'gs_sandbox_slots'"
+        return int(conn.execute(text(query)).scalar_one())
+
+
 def test_freed_slots_are_vacuumed_by_the_maintenance_thread(
     pg_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(postgresql, "VACUUM_EVERY", 1)  # every release vacuums
+    monkeypatch.setattr(postgresql, "VACUUM_EVERY", 1)  # every release vacuums the slot
+    monkeypatch.setattr(postgresql, "REGISTRY_VACUUM_EVERY", 1)  # and the slot registry
     engine = PostgresSandboxEngine(pg_url)
     template = Template(domain=toy_domain)
     try:
         sandbox = engine.create(uuid.uuid4().hex, template)
         schema = sandbox.schema  # type: ignore[attr-defined]
-        before = vacuum_count(engine, schema)
+        before = vacuum_count(engine, schema), registry_vacuums(engine)
         sandbox.dispose()
         engine._maintenance.submit(lambda: None).result(timeout=60)  # the queue is done up to here
-        assert vacuum_count(engine, schema) > before
+        assert vacuum_count(engine, schema) > before[0]
+        assert registry_vacuums(engine) > before[1]
     finally:
         engine.close()
