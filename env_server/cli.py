@@ -1,4 +1,4 @@
-"""Server-side commands: `serve`, `db upgrade`, `tasks list`, `tasks validate`."""
+"""Server-side commands: `serve`, `db upgrade`, `tasks list|validate|generate`, `sandboxes prune`."""
 
 from __future__ import annotations
 
@@ -20,6 +20,7 @@ from env_server.validation import TaskValidation
 console = Console()
 db_app = typer.Typer(help="The control-plane store.", no_args_is_help=True)
 tasks_app = typer.Typer(help="Task catalogue and validation.", no_args_is_help=True)
+sandboxes_app = typer.Typer(help="Sandbox databases on PostgreSQL.", no_args_is_help=True)
 
 TasksDirOption = Annotated[
     list[Path] | None, typer.Option("--tasks-dir", help="Extra task directory (repeatable).")
@@ -230,3 +231,43 @@ def _print_validation(reports: list[TaskValidation], backend: str) -> None:
                 console.print(f"[red]{r.task_id}[/red] {c.name}: {c.detail}", soft_wrap=True)
     failed = sum(not r.passed for r in reports)
     console.print(f"{len(reports) - failed} passed, {failed} failed ({backend})")
+
+
+@sandboxes_app.command("prune")
+def sandboxes_prune(
+    pg_url: Annotated[str, typer.Option(help="The PostgreSQL database the servers' sandboxes live in.")] = (
+        "postgresql+psycopg://postgres@127.0.0.1:5432/postgres"
+    ),
+    keep_free: Annotated[int, typer.Option(min=0, help="Free slots to keep per domain.")] = 8,
+    held_hours: Annotated[
+        float | None,
+        typer.Option(min=0, help="Also drop slots held longer than this (episodes never disposed of)."),
+    ] = None,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Show what would go; drop nothing.")] = False,
+    tasks_dir: TasksDirOption = None,
+) -> None:
+    """Drop sandbox schemas left by older domain versions, surplus free slots and (if asked) orphaned slots.
+
+    Pass every `--tasks-dir` the servers serve: templates of tasks not given here count as unused.
+    """
+    from env_server.sandbox.postgresql import PostgresSandboxEngine
+    from env_server.scoring.scorer import template_of
+
+    try:
+        registry = DomainRegistry.discover(tasks_dir or [])
+    except GroundstateError as exc:
+        console.print(f"[red]{exc.message}[/red]")
+        raise typer.Exit(1) from exc
+    templates = [template_of(t, registry.domain(t.domain)) for t in registry.tasks()]
+    engine = PostgresSandboxEngine(pg_url)
+    try:
+        with console.status("pruning sandbox schemas" if not dry_run else "looking for unused schemas"):
+            report = engine.prune(templates, keep_free=keep_free, held_hours=held_hours, dry_run=dry_run)
+    finally:
+        engine.close()
+    verb = "would drop" if dry_run else "dropped"
+    console.print(
+        f"{verb} {len(report.stale_schemas)} base/template schemas of older domain versions and "
+        f"{len(report.surplus_slots)} free slots and {len(report.orphaned_slots)} orphaned slots; kept "
+        f"{report.kept_slots} free slots and {report.held_slots} held by episodes"
+    )

@@ -15,6 +15,7 @@ app = typer.Typer(
 app.command("serve")(server_cli.serve)
 app.add_typer(server_cli.db_app, name="db")
 app.add_typer(server_cli.tasks_app, name="tasks")
+app.add_typer(server_cli.sandboxes_app, name="sandboxes")
 app.add_typer(trainer_cli.app)  # eval, metrics, probe, select, report at the top level
 
 

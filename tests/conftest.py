@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib
 import os
 import sys
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -44,6 +45,21 @@ def pg_url() -> str:
             pytest.fail(f"PostgreSQL is required under CI but {PG_URL} is unreachable")
         pytest.skip(f"PostgreSQL not reachable at {PG_URL}")
     return PG_URL
+
+
+@pytest.fixture
+def fresh_pg_url(pg_url: str) -> Iterator[str]:
+    """A new, empty PostgreSQL database of its own, dropped afterwards."""
+    name = f"gs_test_{uuid.uuid4().hex[:10]}"
+    admin = create_engine(pg_url, isolation_level="AUTOCOMMIT")
+    with admin.connect() as conn:
+        conn.execute(text(f"CREATE DATABASE {name}"))
+    try:
+        yield pg_url.rsplit("/", 1)[0] + f"/{name}"
+    finally:
+        with admin.connect() as conn:
+            conn.execute(text(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
+        admin.dispose()
 
 
 @pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])

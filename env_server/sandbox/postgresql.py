@@ -7,7 +7,7 @@ slot (or creates one) and refills it from the template — a `DELETE` and an `IN
 in one round trip, with triggers off — so steady-state episode creation issues no DDL and the system
 catalogs do not churn. Disposing of an episode frees its slot; every few uses a slot's tables are
 vacuumed. Every name lives in the database, so any worker can serve any request of any episode, and a
-restart loses nothing.
+restart loses nothing. Schemas of older domain versions stay until `groundstate sandboxes prune` drops them.
 """
 
 from __future__ import annotations
@@ -17,12 +17,14 @@ import logging
 import threading
 import uuid
 from collections import OrderedDict
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
+from dataclasses import dataclass, field
 
 from sqlalchemy import Connection, MetaData, Table, create_engine, text
 from sqlalchemy.dialects import postgresql
+from sqlalchemy.exc import ProgrammingError
 from sqlalchemy.schema import CreateIndex, CreateTable
 
 from env_server.domain import Domain
@@ -40,10 +42,28 @@ _SOURCE = "gs_source_placeholder"
 #: Bumped whenever the layout of sandbox schemas changes, so schemas built by older code are never reused.
 LAYOUT_VERSION = 3
 _REGISTRY = "public.gs_sandbox_slots"
+#: SQLSTATEs of a schema or table that is not there (invalid_schema_name, undefined_table).
+_MISSING = ("3F000", "42P01")
 #: A slot's tables are vacuumed after this many uses, so refills stay fast even where autovacuum is off.
 VACUUM_EVERY = 16
 #: The slot registry is vacuumed after this many releases by one process.
 REGISTRY_VACUUM_EVERY = 128
+
+
+@dataclass
+class PruneReport:
+    """What `PostgresSandboxEngine.prune` dropped (or would drop)."""
+
+    stale_schemas: list[str] = field(default_factory=list)
+    """Base and template schemas that no current domain or task maps to."""
+    surplus_slots: list[str] = field(default_factory=list)
+    """Free slots of retired domains, and of current domains beyond `keep_free`."""
+    kept_slots: int = 0
+    """Free slots kept for the next episodes."""
+    orphaned_slots: list[str] = field(default_factory=list)
+    """Slots held longer than `held_hours`: their episodes were never disposed of."""
+    held_slots: int = 0
+    """Slots that episodes hold (kept)."""
 
 
 def _hashed(prefix: str, key: str) -> str:
@@ -157,6 +177,8 @@ class PostgresSandboxEngine(SandboxEngine):
                 f"CREATE INDEX IF NOT EXISTS gs_sandbox_slots_free ON {_REGISTRY} (pool) "
                 "WHERE episode_id IS NULL"
             )
+            # When the holder claimed it: lets `prune` drop slots whose episode was never disposed of.
+            conn.exec_driver_sql(f"ALTER TABLE {_REGISTRY} ADD COLUMN IF NOT EXISTS claimed_at timestamptz")
         with self._lock:
             self._ready.add(_REGISTRY)
 
@@ -201,13 +223,28 @@ class PostgresSandboxEngine(SandboxEngine):
 
     def create(self, sandbox_id: str, template: Template) -> PostgresSandbox:
         """See `SandboxEngine.create`: claim a free slot of the domain (or add one) and refill it."""
+        try:
+            return self._claim(sandbox_id, template)
+        except ProgrammingError as exc:
+            if getattr(exc.orig, "sqlstate", None) not in _MISSING:
+                raise
+        self._forget(template)  # its template was dropped (`prune`) after this process had it ready
+        return self._claim(sandbox_id, template)
+
+    def _forget(self, template: Template) -> None:
+        with self._lock:
+            self._ready.discard(_hashed("gs_b_", template.domain.fingerprint))
+            self._ready.discard(_hashed("gs_t_", template.key))
+
+    def _claim(self, sandbox_id: str, template: Template) -> PostgresSandbox:
         source = self._template_schema(template)
         self._ensure_registry()
         pool = _hashed("", template.domain.fingerprint)
         with self.engine.begin() as conn:
             schema = conn.scalar(
                 text(
-                    f"UPDATE {_REGISTRY} SET episode_id = :e WHERE schema = (SELECT schema FROM {_REGISTRY} "
+                    f"UPDATE {_REGISTRY} SET episode_id = :e, claimed_at = now() "
+                    f"WHERE schema = (SELECT schema FROM {_REGISTRY} "
                     "WHERE pool = :p AND episode_id IS NULL LIMIT 1 FOR UPDATE SKIP LOCKED) RETURNING schema"
                 ),
                 {"e": sandbox_id, "p": pool},
@@ -216,7 +253,10 @@ class PostgresSandboxEngine(SandboxEngine):
                 schema = f"gs_s_{uuid.uuid4().hex}"
                 conn.exec_driver_sql(self._script("ddl", template.domain, schema))
                 conn.execute(
-                    text(f"INSERT INTO {_REGISTRY} (schema, pool, episode_id) VALUES (:s, :p, :e)"),
+                    text(
+                        f"INSERT INTO {_REGISTRY} (schema, pool, episode_id, claimed_at) "
+                        "VALUES (:s, :p, :e, now())"
+                    ),
                     {"s": schema, "p": pool, "e": sandbox_id},
                 )
             conn.exec_driver_sql(self._script("fill", template.domain, schema, source))
@@ -279,6 +319,86 @@ class PostgresSandboxEngine(SandboxEngine):
             while len(self._snapshots) > self._max_snapshots:
                 self._snapshots.popitem(last=False)
         return snapshot
+
+    def prune(
+        self,
+        templates: Iterable[Template],
+        keep_free: int = 8,
+        held_hours: float | None = None,
+        dry_run: bool = False,
+    ) -> PruneReport:
+        """Drop the schemas no given template can use, and free slots beyond `keep_free` per domain.
+
+        Base and template schemas are named after a hash of the domain's code and the task's patch, and slot
+        pools after the domain's fingerprint, so every change of a domain leaves its older schemas behind.
+        This drops base and template schemas that none of `templates` (every task a server serves) maps
+        to, every free slot of a pool no current domain owns, and the free slots of current pools beyond
+        the `keep_free` least used ones. A slot an episode holds stays, unless `held_hours` is given and it
+        was claimed longer ago than that (or before claim times were kept): servers evict idle sandboxes
+        (`GROUNDSTATE_SANDBOX_IDLE_S`), so such a slot belongs to an episode no server will dispose of. A
+        server that had one of the dropped schemas ready rebuilds it on its next use.
+
+        Args:
+            templates: the templates of every task the servers sharing this database serve.
+            keep_free: free slots to keep per current domain (they make the next starts cheap).
+            held_hours: drop held slots claimed longer ago than this many hours.
+            dry_run: report what would be dropped, drop nothing.
+        """
+        self._ensure_registry()
+        current = list(templates)
+        fingerprints = {t.domain.fingerprint for t in current}
+        wanted = {_hashed("gs_b_", f) for f in fingerprints}
+        wanted |= {_hashed("gs_t_", t.key) for t in current if t.patch}
+        pools = {_hashed("", f) for f in fingerprints}
+        with self.engine.connect() as conn:
+            built = conn.scalars(text("SELECT nspname FROM pg_namespace WHERE nspname ~ '^gs_[bt]_'")).all()
+            query = (
+                "SELECT schema, pool, episode_id, "
+                "coalesce(extract(epoch FROM now() - claimed_at) / 3600, 'Infinity'::numeric) "
+                f"FROM {_REGISTRY} ORDER BY uses, schema"
+            )
+            slots = conn.execute(text(query)).all()
+        free: dict[str, list[str]] = {}
+        report = PruneReport()
+        for schema, pool, episode_id, hours in slots:
+            if episode_id is None:
+                free.setdefault(pool, []).append(schema)
+            elif held_hours is not None and hours > held_hours:
+                report.orphaned_slots.append(schema)
+            else:
+                report.held_slots += 1
+        report.stale_schemas = sorted(set(built) - wanted)
+        for pool, schemas in free.items():
+            report.surplus_slots += schemas[keep_free:] if pool in pools else schemas
+            report.kept_slots += len(schemas[:keep_free]) if pool in pools else 0
+        if not dry_run:
+            self._drop(report)
+        return report
+
+    def _drop(self, report: PruneReport) -> None:
+        """Drop what `report` lists, one schema per transaction (a schema holds many lockable objects)."""
+        for schema in report.stale_schemas:
+            with self.engine.begin() as conn:
+                conn.execute(text("SELECT pg_advisory_xact_lock(hashtext(:k))"), {"k": schema})
+                conn.exec_driver_sql(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
+        for schema in report.orphaned_slots:
+            with self.engine.begin() as conn:
+                conn.execute(text(f"DELETE FROM {_REGISTRY} WHERE schema = :s"), {"s": schema})
+                conn.exec_driver_sql(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
+        for schema in list(report.surplus_slots):
+            with self.engine.begin() as conn:
+                freed = conn.scalar(
+                    text(
+                        f"DELETE FROM {_REGISTRY} WHERE schema = :s AND episode_id IS NULL RETURNING schema"
+                    ),
+                    {"s": schema},
+                )
+                if freed:  # not claimed in the meantime
+                    conn.exec_driver_sql(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
+                else:
+                    report.surplus_slots.remove(schema)
+        with self._lock:
+            self._ready -= set(report.stale_schemas)
 
     def drop_all(self) -> None:
         """Drop every groundstate schema in the database."""

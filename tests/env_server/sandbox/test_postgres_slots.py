@@ -1,13 +1,17 @@
-"""PostgreSQL slots are vacuumed every few uses, in the background, not in the request that frees them."""
+"""PostgreSQL slots: vacuumed in the background every few uses, and pruned when no server can use them."""
 
+import dataclasses
 import uuid
+from pathlib import Path
 
 import pytest
 from sqlalchemy import text
+from typer.testing import CliRunner
 
 from env_server.sandbox import postgresql
 from env_server.sandbox.postgresql import PostgresSandboxEngine
 from env_server.sandbox.template import Template
+from groundstate.cli import app
 from tests.toy_domain import domain as toy_domain
 
 pytestmark = pytest.mark.postgres
@@ -45,3 +49,69 @@ def test_freed_slots_are_vacuumed_by_the_maintenance_thread(
         assert registry_vacuums(engine) > before[1]
     finally:
         engine.close()
+
+
+def _schemas(engine: PostgresSandboxEngine) -> set[str]:
+    with engine.engine.connect() as conn:
+        return set(conn.scalars(text("SELECT nspname FROM pg_namespace WHERE nspname LIKE 'gs\\_%'")))
+
+
+def test_prune_drops_what_older_domain_versions_left_and_keeps_what_servers_use(fresh_pg_url: str) -> None:
+    """A changed domain (new fingerprint) leaves its base schema and slot pool behind; prune clears them."""
+    old = dataclasses.replace(toy_domain, seed_value=toy_domain.seed_value + 1)
+    assert old.fingerprint != toy_domain.fingerprint
+    engine = PostgresSandboxEngine(fresh_pg_url)
+    try:
+        old_held = engine.create("old-held", Template(domain=old))
+        engine.create("old-done", Template(domain=old)).dispose()  # a second slot of the old pool, free
+        current = [engine.create(f"new-{i}", Template(domain=toy_domain)) for i in range(3)]
+        held_now = current.pop()
+        for sandbox in current:
+            sandbox.dispose()
+        before = _schemas(engine)
+
+        report = engine.prune([Template(domain=toy_domain)], keep_free=1, dry_run=True)
+        assert _schemas(engine) == before  # a dry run drops nothing
+        report = engine.prune([Template(domain=toy_domain)], keep_free=1)
+        after = _schemas(engine)
+    finally:
+        engine.close()
+    old_base = next(s for s in before if s.startswith("gs_b_") and s not in after)
+    assert report.stale_schemas == [old_base]
+    assert len(report.surplus_slots) == 1 + 1  # the old domain's free slot, and one current beyond keep_free
+    assert report.kept_slots == 1 and report.held_slots == 2 and report.orphaned_slots == []
+    assert {old_held.schema, held_now.schema} <= after  # type: ignore[attr-defined]
+    assert before - after == {old_base, *report.surplus_slots}
+
+
+def test_pruned_template_is_rebuilt_by_a_server_that_had_it_ready(fresh_pg_url: str) -> None:
+    serving = PostgresSandboxEngine(fresh_pg_url)
+    operator = PostgresSandboxEngine(fresh_pg_url)
+    template = Template(domain=toy_domain, patch={"accounts": [{"id": "AC-0001", "balance_cents": 777}]})
+    try:
+        serving.create("first", template).dispose()
+        operator.prune([], keep_free=0)  # as if no server served this task any more
+        sandbox = serving.create("second", template)  # its cached "ready" schema is gone: rebuilt
+        _, rows, _ = sandbox.readonly_query(
+            "SELECT balance_cents FROM accounts WHERE id = 'AC-0001'", limit=1
+        )
+        assert rows == [[777]]
+    finally:
+        serving.close()
+        operator.close()
+
+
+def test_prune_command_reports_and_drops_orphaned_slots(fresh_pg_url: str, toy_site: Path) -> None:
+    engine = PostgresSandboxEngine(fresh_pg_url)
+    try:
+        engine.create("never-disposed", Template(domain=toy_domain))
+    finally:
+        engine.close()
+    dry = CliRunner().invoke(app, ["sandboxes", "prune", "--pg-url", fresh_pg_url, "--dry-run"])
+    assert dry.exit_code == 0, dry.output
+    said = " ".join(dry.output.split())
+    assert "would drop 0 base/template schemas" in said and "1 held by episodes" in said
+    done = CliRunner().invoke(app, ["sandboxes", "prune", "--pg-url", fresh_pg_url, "--held-hours", "0"])
+    assert done.exit_code == 0, done.output
+    said = " ".join(done.output.split())
+    assert "1 orphaned slots" in said and "0 held by episodes" in said

@@ -1,13 +1,11 @@
 """The control-plane store: migrations, persistence before response, and surviving a restart."""
 
-import uuid
-from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
-from sqlalchemy import create_engine, inspect, text
+from sqlalchemy import inspect
 
 from env_server.app import create_app
 from env_server.domain.registry import DomainRegistry
@@ -26,18 +24,9 @@ def test_upgrade_creates_the_tables_at_head(tmp_path: Path) -> None:
 
 
 @pytest.fixture
-def pg_store_url(pg_url: str) -> Iterator[str]:
-    """A fresh, empty PostgreSQL database for the store, dropped afterwards."""
-    name = f"gs_store_test_{uuid.uuid4().hex[:8]}"
-    admin = create_engine(pg_url, isolation_level="AUTOCOMMIT")
-    with admin.connect() as conn:
-        conn.execute(text(f"CREATE DATABASE {name}"))
-    try:
-        yield pg_url.rsplit("/", 1)[0] + f"/{name}"
-    finally:
-        with admin.connect() as conn:
-            conn.execute(text(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
-        admin.dispose()
+def pg_store_url(fresh_pg_url: str) -> str:
+    """A fresh, empty PostgreSQL database for the store."""
+    return fresh_pg_url
 
 
 @pytest.mark.postgres
