@@ -11,6 +11,7 @@
     ├── EpisodeFinishedError              409 episode-finished
     ├── ConversationOverError             409 conversation-over
     ├── UnauthorizedError                 401 unauthorized
+    ├── RequestTooLargeError              413 request-too-large
     ├── JudgeNotConfiguredError           503 judge-not-configured
     └── BackendError                      503 backend-error (sandbox, user or judge endpoint failure)
 
@@ -82,6 +83,10 @@ class ConversationOverError(GroundstateError, code="conversation-over", status=4
 
 class UnauthorizedError(GroundstateError, code="unauthorized", status=401):
     """The bearer API key is missing or wrong."""
+
+
+class RequestTooLargeError(GroundstateError, code="request-too-large", status=413):
+    """The request body is larger than the server accepts (`GROUNDSTATE_MAX_REQUEST_BYTES`)."""
 
 
 class BackendError(GroundstateError, code="backend-error", status=503):

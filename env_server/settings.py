@@ -45,6 +45,9 @@ class Settings(BaseSettings):
     domains: list[str] | None = Field(default=None, description="Serve only these domains (default: all).")
     default_user: Literal["scripted", "llm"] = "scripted"
     auto_migrate: bool = Field(default=True, description="Apply store migrations when the app starts.")
+    max_request_bytes: int = Field(
+        default=4 * 2**20, ge=1024, description="Largest request body accepted (413 beyond it)."
+    )
     max_live_sandboxes: int = Field(
         default=2000,
         ge=1,

@@ -95,7 +95,7 @@ class ToolCallResult(WireModel):
 class MessageRequest(WireModel):
     """An assistant message to the simulated user."""
 
-    content: str = Field(min_length=1)
+    content: str = Field(min_length=1, max_length=32_000)
 
 
 class UserReply(WireModel):
@@ -182,8 +182,8 @@ class ScoreRequest(WireModel):
     """A whole trajectory to score statelessly on a fresh sandbox."""
 
     task_id: str
-    tool_calls: list[ToolCallSpec] = Field(default_factory=list)
-    messages: list[ChatMessage] = Field(default_factory=list)
+    tool_calls: list[ToolCallSpec] = Field(default_factory=list, max_length=2000)
+    messages: list[ChatMessage] = Field(default_factory=list, max_length=2000)
 
 
 class TrajectoryScore(ScoreResult):

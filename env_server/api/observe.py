@@ -1,4 +1,4 @@
-"""Bearer-key check and Prometheus metrics for every request, as plain ASGI middleware.
+"""Bearer-key and body-size checks and Prometheus metrics for every request, as plain ASGI middleware.
 
 Plain ASGI rather than `@app.middleware("http")`: Starlette's `BaseHTTPMiddleware` re-wraps every request and
 response in streams and a task group, about a millisecond per request here — as much as a whole tool call.
@@ -13,7 +13,7 @@ from prometheus_client import Counter, Histogram
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from env_server.api.errors import render_error
-from env_server.errors import UnauthorizedError
+from env_server.errors import GroundstateError, RequestTooLargeError, UnauthorizedError
 
 REQUESTS = Counter("groundstate_requests_total", "HTTP requests", ["route", "status"])
 LATENCY = Histogram(
@@ -27,20 +27,22 @@ OPEN_PATHS = ("/healthz", "/docs", "/openapi.json", "/redoc")
 
 
 class ObserveMiddleware:
-    """Refuses requests without the bearer key (when one is set) and records latency and status per route."""
+    """Refuses requests without the key (when one is set) or over the size limit; times every request."""
 
-    def __init__(self, app: ASGIApp, api_key: str | None = None) -> None:
+    def __init__(self, app: ASGIApp, api_key: str | None = None, max_body: int | None = None) -> None:
         self.app = app
         self.api_key = api_key
+        self.max_body = max_body
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         """Check the key, then pass the request on and time it."""
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        if self.api_key and not scope["path"].startswith(OPEN_PATHS) and not self._authorised(scope):
-            err = UnauthorizedError("missing or wrong bearer API key (Authorization: Bearer <key>)")
-            await render_error(err.status, err.code, err.message, "authorization")(scope, receive, send)
+        refusal = self._refusal(scope)
+        if refusal is not None:
+            err, field = refusal
+            await render_error(err.status, err.code, err.message, field)(scope, receive, send)
             return
         start = time.perf_counter()
         status = 500
@@ -57,6 +59,19 @@ class ObserveMiddleware:
             route = getattr(scope.get("route"), "path", "unmatched")  # set by the router on this scope
             LATENCY.labels(route).observe(time.perf_counter() - start)
             REQUESTS.labels(route, str(status)).inc()
+
+    def _refusal(self, scope: Scope) -> tuple[GroundstateError, str | None] | None:
+        if self.api_key and not scope["path"].startswith(OPEN_PATHS) and not self._authorised(scope):
+            err = UnauthorizedError("missing or wrong bearer API key (Authorization: Bearer <key>)")
+            return err, "authorization"
+        length = next((v for k, v in scope["headers"] if k == b"content-length"), b"0")
+        if self.max_body is not None and length.isdigit() and int(length) > self.max_body:
+            err = RequestTooLargeError(
+                f"the request body has {int(length):,} bytes; this server accepts at most {self.max_body:,} "
+                "(GROUNDSTATE_MAX_REQUEST_BYTES)"
+            )
+            return err, None
+        return None
 
     def _authorised(self, scope: Scope) -> bool:
         supplied = next((v for k, v in scope["headers"] if k == b"authorization"), b"").decode("latin-1")

@@ -49,3 +49,29 @@ def test_metrics_count_requests_per_route_template_and_status(client: TestClient
     assert 'groundstate_requests_total{route="/v1/episodes/{episode_id}",status="404"}' in text
     assert f"groundstate_request_seconds_count{{{route}}}" in text
     assert eid not in text  # labels are route templates, never ids
+
+
+def test_oversized_bodies_are_refused_before_any_work(tmp_path: Path, toy_registry: DomainRegistry) -> None:
+    settings = Settings(store_url=f"sqlite:///{tmp_path}/s.db", max_request_bytes=4096)
+    with TestClient(create_app(settings, registry=toy_registry)) as client:
+        eid = start_episode(client)
+        big = {"name": "get_account", "arguments": {"account_id": "x" * 5000}}
+        response = client.post(f"/v1/episodes/{eid}/tool_calls", json=big)
+        assert response.status_code == 413
+        error = response.json()["error"]
+        assert error["code"] == "request-too-large" and "GROUNDSTATE_MAX_REQUEST_BYTES" in error["message"]
+        kinds = [e["kind"] for e in client.get(f"/v1/episodes/{eid}").json()["events"]]
+        assert kinds == ["user_message"]  # nothing was recorded
+
+
+@pytest.mark.parametrize("field", ["tool_calls", "messages"])
+def test_trajectories_longer_than_the_limits_are_422_naming_the_field(client: TestClient, field: str) -> None:
+    item = {"name": "get_account"} if field == "tool_calls" else {"role": "user", "content": "hi"}
+    response = client.post("/v1/score", json={"task_id": "toybank-transfer-001", field: [item] * 2001})
+    assert response.status_code == 422 and response.json()["error"]["field"] == field
+
+
+def test_a_message_longer_than_the_limit_is_422(client: TestClient) -> None:
+    eid = start_episode(client)
+    response = client.post(f"/v1/episodes/{eid}/messages", json={"content": "x" * 32_001})
+    assert response.status_code == 422 and response.json()["error"]["field"] == "content"
