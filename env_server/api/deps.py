@@ -1,4 +1,7 @@
-"""FastAPI dependencies: the app's services, taken from `app.state` (nothing is built at import time)."""
+"""FastAPI dependencies: the app's services, taken from `app.state` (nothing is built at import time).
+
+They are `async` only so FastAPI resolves them on the event loop instead of hopping to a worker thread.
+"""
 
 from __future__ import annotations
 
@@ -11,15 +14,15 @@ from env_server.episodes.service import EpisodeService
 from env_server.settings import Settings
 
 
-def _service(request: Request) -> EpisodeService:
+async def _service(request: Request) -> EpisodeService:
     return request.app.state.episodes  # type: ignore[no-any-return]
 
 
-def _registry(request: Request) -> DomainRegistry:
+async def _registry(request: Request) -> DomainRegistry:
     return request.app.state.registry  # type: ignore[no-any-return]
 
 
-def _settings(request: Request) -> Settings:
+async def _settings(request: Request) -> Settings:
     return request.app.state.settings  # type: ignore[no-any-return]
 
 
