@@ -1,8 +1,10 @@
 """The sandboxes this process holds, bounded: least recently used and idle ones are evicted.
 
-Evicting a sandbox loses nothing: every tool call is in the store, so an episode whose sandbox was evicted
-gets it back by replaying its calls on its next request (the same path as a restart). Memory and PostgreSQL
-slots therefore stay bounded however many episodes a trainer leaves open.
+Evicting a sandbox loses nothing: every tool call is in the store, so an episode whose in-process (SQLite)
+sandbox was evicted gets it back by replaying its calls on its next request (the same path as a restart).
+A PostgreSQL sandbox stays in its slot, where any worker may be serving it; eviction only drops this
+process's handle (slots of abandoned episodes are reclaimed by `groundstate sandboxes prune --held-hours`).
+Memory therefore stays bounded however many episodes a trainer leaves open.
 """
 
 from __future__ import annotations

@@ -251,7 +251,7 @@ class EpisodeService:
         return sandbox
 
     def _evict(self) -> None:
-        """Dispose of sandboxes beyond capacity or idle too long; a later request rebuilds them by replay."""
+        """Let go of sandboxes beyond capacity or idle too long; a later request attaches or rebuilds them."""
         for episode_id, reason in list(self._live.candidates()):
             lock = self._lock(episode_id)
             if not lock.acquire(blocking=False):  # a request is using it right now: not idle after all
@@ -259,7 +259,7 @@ class EpisodeService:
             try:
                 sandbox = self._live.pop(episode_id)
                 if sandbox is not None:
-                    sandbox.dispose()
+                    sandbox.evict()
                     self._live.evicted(reason)
             finally:
                 lock.release()

@@ -93,6 +93,14 @@ class Sandbox(ABC):
     def dispose(self) -> None:
         """Drop the copy; nothing of it remains."""
 
+    def evict(self) -> None:
+        """Let go of this process's hold on a live episode's sandbox (the episode goes on).
+
+        An in-process copy is dropped (the next request rebuilds it by replaying the episode's calls); a
+        backend whose sandboxes live in a shared database keeps it there for any worker to attach to.
+        """
+        self.dispose()
+
 
 def _never_generated(_: str) -> None:
     return None

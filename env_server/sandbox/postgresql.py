@@ -106,6 +106,9 @@ class PostgresSandbox(Sandbox):
         """Give the slot back to the pool; nothing of this episode is visible to the next holder."""
         self._owner.release(self)
 
+    def evict(self) -> None:
+        """Keep the slot: another worker may be serving this episode from it (see `Sandbox.evict`)."""
+
 
 class PostgresSandboxEngine(SandboxEngine):
     """Pooled schema sandboxes in one PostgreSQL database."""

@@ -93,3 +93,21 @@ def test_candidates_are_oldest_first_and_use_refreshes() -> None:
     assert list(live.candidates()) == [("b", "capacity"), ("c", "idle")]
     live.pop("b")
     assert list(live.candidates()) == [("c", "idle")]
+
+
+@pytest.mark.postgres
+def test_eviction_never_frees_a_postgresql_slot_another_worker_serves(
+    tmp_path: Path, pg_url: str, toy_registry: DomainRegistry
+) -> None:
+    """Two workers on one database: one evicts an episode another is serving; the slot must stay its own."""
+    with (
+        make_client(tmp_path, pg_url, toy_registry, max_live_sandboxes=1) as one,
+        make_client(tmp_path, pg_url, toy_registry, max_live_sandboxes=1) as other,
+    ):
+        served = start_episode(one)
+        gold_transfer(other, served)  # the other worker attaches the episode's slot
+        start_episode(one)  # capacity 1: the first worker lets go of `served`
+        newcomer = start_episode(one)  # would claim `served`'s slot had the eviction freed it
+        assert call(other, served, "get_account", account_id="AC-0001")["output"]["balance_cents"] == 5000
+        assert call(one, newcomer, "get_account", account_id="AC-0001")["output"]["balance_cents"] == 10000
+        assert finish(other, served)["reward"] == 1
