@@ -50,10 +50,16 @@ class Sandbox(ABC):
         """A connection inside one transaction, committed on success (if `commit`), else rolled back."""
 
     @contextmanager
-    def session(self) -> Iterator[Session]:
-        """An ORM session inside one transaction (see `connection`)."""
-        with self.connection() as conn, SandboxSession(bind=conn, autoflush=True) as session:
+    def session(self, *, commit: bool = True) -> Iterator[Session]:
+        """An ORM session inside one transaction (see `connection`).
+
+        With `commit=False` (read tools) nothing may change: the transaction is rolled back, and a session
+        holding changes at the end is a bug of the tool, raised rather than silently dropped.
+        """
+        with self.connection(commit=commit) as conn, SandboxSession(bind=conn, autoflush=True) as session:
             yield session
+            if not commit and (session.new or session.dirty or session.deleted):
+                raise RuntimeError("a read-only tool changed rows; declare it with kind='write'")
             session.flush()
 
     def snapshot(self) -> Snapshot:

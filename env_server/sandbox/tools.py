@@ -46,7 +46,7 @@ def run_tool(
     tool = find_tool(tools, name, domain.name)
     args = tool.validate(arguments)
     try:
-        with sandbox.session() as session:
+        with sandbox.session(commit=tool.kind == "write") as session:  # reads take no writer lock
             ctx = ToolContext(session=session, now=domain.now, query=sandbox.readonly_query)
             output = tool.invoke(ctx, args)
     except ToolError as exc:
