@@ -12,7 +12,7 @@ from __future__ import annotations
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 
 from prometheus_client import Counter, Gauge
 
@@ -59,19 +59,24 @@ class LiveSandboxes:
             LIVE.set(len(self._held))
             return None if held is None else held[0]
 
-    def candidates(self) -> Iterator[tuple[str, str]]:
-        """Episodes to evict, oldest first, with the reason: over capacity, or idle too long."""
+    def candidates(self) -> list[tuple[str, str]]:
+        """Episodes to evict, oldest first, with the reason: over capacity, or idle too long.
+
+        Walks from the least recently used end and stops at the first episode to keep, so a start costs
+        O(evicted), not O(held).
+        """
+        found: list[tuple[str, str]] = []
         with self._guard:
             now = self._clock()
             over = len(self._held) - self.capacity
-            order = [(eid, used) for eid, (_, used) in self._held.items()]
-        for i, (episode_id, used) in enumerate(order):
-            if i < over:
-                yield episode_id, "capacity"
-            elif now - used > self.idle_s:
-                yield episode_id, "idle"
-            else:
-                return
+            for i, (episode_id, (_, used)) in enumerate(self._held.items()):
+                if i < over:
+                    found.append((episode_id, "capacity"))
+                elif now - used > self.idle_s:
+                    found.append((episode_id, "idle"))
+                else:
+                    break
+        return found
 
     def evicted(self, reason: str) -> None:
         """Count one eviction."""

@@ -252,7 +252,7 @@ class EpisodeService:
 
     def _evict(self) -> None:
         """Let go of sandboxes beyond capacity or idle too long; a later request attaches or rebuilds them."""
-        for episode_id, reason in list(self._live.candidates()):
+        for episode_id, reason in self._live.candidates():
             lock = self._lock(episode_id)
             if not lock.acquire(blocking=False):  # a request is using it right now: not idle after all
                 continue
