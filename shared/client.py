@@ -11,7 +11,7 @@ from types import TracebackType
 from typing import Any, Self, TypeVar
 
 import httpx
-from pydantic import BaseModel, TypeAdapter
+from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from shared.errors import ApiError, TransportError
 from shared.models import (
@@ -32,6 +32,7 @@ from shared.models import (
 from shared.tasks import Task, TaskPublic
 
 T = TypeVar("T")
+M = TypeVar("M", bound=BaseModel)
 DEFAULT_TIMEOUT = httpx.Timeout(60.0, connect=5.0)
 
 
@@ -79,7 +80,7 @@ class _Api:
 
     @staticmethod
     def message(episode_id: str, content: str) -> _Call:
-        body = _dump(MessageRequest(content=content))
+        body = _dump(_checked(MessageRequest, content=content))
         return _Call("POST", f"/v1/episodes/{episode_id}/messages", TypeAdapter(UserReply), json=body)
 
     @staticmethod
@@ -97,6 +98,16 @@ class _Api:
     @staticmethod
     def score_trajectory(request: ScoreRequest) -> _Call:
         return _Call("POST", "/v1/score", TypeAdapter(TrajectoryScore), json=_dump(request))
+
+
+def _checked(model: type[M], **fields: Any) -> M:
+    """Build a request model; a value the server would refuse is refused here, as the same 422 `ApiError`."""
+    try:
+        return model(**fields)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        field = ".".join(str(p) for p in first["loc"]) or None
+        raise ApiError(422, "invalid-request", f"{field}: {first['msg']}", field) from None
 
 
 def _dump(model: BaseModel) -> dict[str, Any]:

@@ -6,9 +6,11 @@ The rollout is a state machine with one handler per state:
             bind the policy to the episode                                              -> POLICY
     POLICY  ask the policy for a turn                -> TOOLS (tool calls) | USER (text) | SCORE (empty turn,
             turn limit reached, context overflow)
-    TOOLS   run each call on the server; a tool's `error` and an HTTP 422 (unknown tool, invalid arguments:
-            the agent's mistake) both go back to the model as the call's result      -> POLICY | SCORE (stop)
-    USER    send the text to the simulated user                 -> POLICY | SCORE (user done, or stop)
+    TOOLS   run each call on the server; a tool's `error` and an HTTP 422/413 (unknown tool, invalid or
+            oversized arguments: the agent's mistake) go back to the model as the call's result
+                                                                                    -> POLICY | SCORE (stop)
+    USER    send the text to the simulated user      -> POLICY | SCORE (user done, stop, or a message the
+            server refuses as too large: the agent's mistake, scored as it stands)
     SCORE   score the episode                                                           -> DONE
 
 Backend failures (a retriable `ApiError`, a `TransportError`, a `PolicyError` from the policy's endpoint)
@@ -57,6 +59,10 @@ class RolloutState(StrEnum):
     DONE = "done"
 
 
+#: HTTP statuses meaning the policy's own request was at fault (invalid or oversized): never a backend error.
+AGENT_MISTAKES = (413, 422)
+
+
 class EndReason(StrEnum):
     """Why the conversation ended."""
 
@@ -74,6 +80,8 @@ class EndReason(StrEnum):
     """The server or the policy's endpoint failed."""
     TIMEOUT = "timeout"
     """The episode exceeded its time budget."""
+    INVALID_MESSAGE = "invalid_message"
+    """The server refused the policy's message to the user (over its size limit): scored as it stands."""
 
 
 class _Model(BaseModel):
@@ -388,7 +396,7 @@ class _Rollout:
                     result = await self.client.call_tool(self.episode_id, call.name, call.arguments, call.id)
                     text, outcome = tool_result_text(result), "error" if result.error is not None else "ok"
                 except ApiError as exc:
-                    if exc.status != 422:
+                    if exc.status not in AGENT_MISTAKES:
                         raise
                     text, outcome = f"Error: {exc.message}", exc.code
             self.tool_calls += 1
@@ -410,7 +418,14 @@ class _Rollout:
         turn = self.turns[-1]
         assert self.episode_id is not None
         started = time.monotonic()
-        reply = await self.client.send_message(self.episode_id, turn.content)
+        try:
+            reply = await self.client.send_message(self.episode_id, turn.content)
+        except ApiError as exc:
+            if exc.status not in AGENT_MISTAKES:
+                raise
+            self._event("assistant_message", content=turn.content[:2000], refused=exc.message)
+            self.end_reason = EndReason.INVALID_MESSAGE  # e.g. a runaway message over the server's limit
+            return RolloutState.SCORE
         self._event("assistant_message", content=turn.content)
         self._event(
             "user_message",

@@ -147,6 +147,22 @@ def test_agent_mistakes_go_back_to_the_model_and_the_episode_goes_on(server: str
     assert {c.name for c in line.failed_checks} >= {"state", "communicate:transfer complete"}
 
 
+def test_oversized_requests_are_the_agents_mistakes_not_a_stopped_campaign(tmp_path: Path) -> None:
+    """A runaway policy: a tool argument over the body limit (413), then a message over the length limit."""
+    settings = Settings(store_url=f"sqlite:///{tmp_path}/store.db", max_request_bytes=4096)
+    turns = [
+        {"tool_calls": [{"id": "c1", "name": "get_account", "arguments": {"account_id": "x" * 5000}}]},
+        {"content": "y" * 32_001},
+    ]
+    with serve(create_app(settings, registry=DomainRegistry([toy_domain]))) as url:
+        result = rollout(url, RecordedPolicy([Turn.model_validate(t) for t in turns]), "toybank-transfer-001")
+    assert (result.status, result.reward, result.end_reason) == ("scored", 0, EndReason.INVALID_MESSAGE)
+    outcomes = [e.data["outcome"] for e in result.events if e.kind == "tool_call"]
+    assert outcomes == ["request-too-large"]
+    refused = [e.data for e in result.events if e.kind == "assistant_message"]
+    assert len(refused) == 1 and "32000" in refused[0]["refused"].replace(",", "")
+
+
 def test_turn_limit_ends_and_scores_the_episode(server: str, tmp_path: Path) -> None:
     look = {"tool_calls": [{"id": "c", "name": "get_account", "arguments": {"account_id": "AC-0001"}}]}
     path = tmp_path / "turns.json"
