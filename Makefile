@@ -31,6 +31,7 @@ run: $(SERVER)
 
 lint: install
 	$(PY) -m ruff check .
+	$(PY) -m mypy
 
 test-fast: install
 	$(PY) -m pytest -m "not slow and not postgres" -q

@@ -21,6 +21,7 @@ from env_server.domain.registry import DomainRegistry
 from env_server.sandbox import make_sandbox_engine
 from env_server.sandbox.tools import episode_tools, run_tool
 from env_server.scoring.scorer import template_of
+from shared.tasks import GoldAction, Task
 
 
 def main() -> None:
@@ -33,7 +34,7 @@ def main() -> None:
     engine = make_sandbox_engine("sqlite://")
     rows: list[tuple[float, str]] = []
     for domain in registry.domains:
-        examples = {}
+        examples: dict[str, tuple[Task, GoldAction]] = {}
         for task in registry.tasks(domain=domain.name):
             for action in task.gold_actions if task.kind == "action" else []:
                 if domain.tools_by_name[action.tool].kind == "read":

@@ -62,15 +62,15 @@ class ObserveMiddleware:
 
     def _refusal(self, scope: Scope) -> tuple[GroundstateError, str | None] | None:
         if self.api_key and not scope["path"].startswith(OPEN_PATHS) and not self._authorised(scope):
-            err = UnauthorizedError("missing or wrong bearer API key (Authorization: Bearer <key>)")
-            return err, "authorization"
+            unauthorised = UnauthorizedError("missing or wrong bearer API key (Authorization: Bearer <key>)")
+            return unauthorised, "authorization"
         length = next((v for k, v in scope["headers"] if k == b"content-length"), b"0")
         if self.max_body is not None and length.isdigit() and int(length) > self.max_body:
-            err = RequestTooLargeError(
+            too_large = RequestTooLargeError(
                 f"the request body has {int(length):,} bytes; this server accepts at most {self.max_body:,} "
                 "(GROUNDSTATE_MAX_REQUEST_BYTES)"
             )
-            return err, None
+            return too_large, None
         return None
 
     def _authorised(self, scope: Scope) -> bool:

@@ -101,8 +101,8 @@ class EpisodeService:
             system_prompt=domain.policy,
             tools=[t.openai_schema() for t in episode_tools(task, domain).values()],
             first_message=opening.content,
-            user=user.kind,
-            user_model=user.model,  # type: ignore[arg-type]
+            user=user.kind,  # type: ignore[arg-type]  # "scripted" | "llm", checked by pydantic
+            user_model=user.model,
         )
 
     def call_tool(self, episode_id: str, request: ToolCallRequest) -> ToolCallResult:
@@ -178,7 +178,7 @@ class EpisodeService:
                 episode_id=record.id,
                 task_id=record.task_id,
                 domain=record.domain,
-                status=record.status,
+                status=record.status,  # type: ignore[arg-type]  # stored values are the Literals
                 user=record.user_kind,  # type: ignore[arg-type]
                 events=[_event(e) for e in self.store.events(episode_id)],
                 diff=diff,
@@ -339,7 +339,7 @@ def _writes_since_user(events: list[EventRecord], domain: Domain) -> int:
 def _event(record: EventRecord) -> EpisodeEvent:
     return EpisodeEvent(
         seq=record.seq,
-        kind=record.kind,
+        kind=record.kind,  # type: ignore[arg-type]  # stored values are the Literals
         payload=record.payload,
         created_at=record.created_at,  # type: ignore[arg-type]
     )

@@ -102,7 +102,7 @@ def clear(conn: Connection) -> None:
 def read_rows(conn: Connection, table: Table, keys: set[Key]) -> list[Any]:
     """The current rows of `table` with these primary keys (deleted ones are simply absent)."""
     pk = list(table.primary_key.columns)
-    found = []
+    found: list[Any] = []
     ordered = sorted(keys, key=str)
     for start in range(0, len(ordered), 500):
         chunk = ordered[start : start + 500]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import threading
 import uuid
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
 from env_server.analytics import answer_matches
@@ -16,7 +16,7 @@ from env_server.sandbox.template import Template
 from env_server.sandbox.tools import episode_tools, run_tool
 from env_server.scoring.communicate import communicated
 from env_server.scoring.diff import StateChanges, changes, compare
-from shared.judge import Verdict
+from shared.judge import JudgeMessage, Verdict
 from shared.models import Check, DiffEntry, ScoreResult, ToolCallResult, ToolCallSpec
 from shared.tasks import Task
 
@@ -27,8 +27,15 @@ class Judge(Protocol):
     model: str
     prompt_version: str
 
+    def close(self) -> None:
+        """Release the judge's connections."""
+        ...
+
     def ask(
-        self, transcript: list[dict[str, str]], questions: list[str], state_diff: str | None = None
+        self,
+        transcript: Sequence[Mapping[str, Any] | JudgeMessage],
+        questions: list[str],
+        state_diff: str | None = None,
     ) -> Sequence[Verdict]:
         """One verdict per question, in order."""
         ...

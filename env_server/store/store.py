@@ -8,13 +8,14 @@ from collections.abc import Iterator
 from contextlib import contextmanager, nullcontext
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from sqlalchemy import (
     JSON,
     DateTime,
     Engine,
     String,
+    Table,
     bindparam,
     create_engine,
     event,
@@ -57,7 +58,7 @@ def make_store_engine(url: str) -> Engine:
 
 def _append_statement() -> Any:
     """`INSERT INTO events ... SELECT max(seq) + 1 ... RETURNING seq`, built once with bound parameters."""
-    events = EventRecord.__table__
+    events = cast(Table, EventRecord.__table__)
     episode_id = bindparam("episode_id", type_=String)
     next_seq = select(
         episode_id,

@@ -93,7 +93,7 @@ def check_warranty(ctx: ToolContext, order_item_id: str) -> WarrantyStatusView:
         coverage_ends_on=ends,
         covered_today=covered,
         accidental_damage_covered=covered and item.protection_plan,
-        claims=_claims(ctx, item),
+        claims=[WarrantyClaimView.of(c) for c in _claims(ctx, item)],
     )
 
 
