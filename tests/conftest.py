@@ -11,11 +11,12 @@ from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
-from sqlalchemy import create_engine, text
+from sqlalchemy import create_engine, select, text
 
 from env_server.app import create_app
 from env_server.domain.registry import DomainRegistry
 from env_server.settings import Settings
+from env_server.store import EpisodeRecord
 from tests.factories import register_entry_point
 from tests.llm_server import llm_server, own_llm_server
 from tests.toy_domain import domain as toy_domain
@@ -95,5 +96,12 @@ def settings(tmp_path: Path, sandbox_url: str) -> Settings:
 
 @pytest.fixture
 def client(settings: Settings, toy_registry: DomainRegistry) -> Iterator[TestClient]:
+    """An app client; afterwards every episode it left open is disposed of (frees PostgreSQL slots)."""
     with TestClient(create_app(settings, registry=toy_registry)) as c:
         yield c
+        service = c.app.state.episodes  # type: ignore[attr-defined]
+        with service.store.session() as session:
+            still_open = select(EpisodeRecord.id).where(EpisodeRecord.disposed.is_(False))
+            open_ids = session.scalars(still_open).all()
+        for episode_id in open_ids:
+            service.dispose(episode_id)
