@@ -27,6 +27,15 @@ TasksDirOption = Annotated[
 ]
 
 
+def _registry(tasks_dir: list[Path] | None, domain: str | None = None) -> DomainRegistry:
+    """Installed domains (only `domain`, if given) plus extra task files; bad input exits with a message."""
+    try:
+        return DomainRegistry.discover(tasks_dir or [], only=[domain] if domain else None)
+    except GroundstateError as exc:
+        console.print(f"[red]{exc.message}[/red]")
+        raise typer.Exit(1) from exc
+
+
 def _settings(**overrides: object) -> Settings:
     try:
         return Settings(**{k: v for k, v in overrides.items() if v is not None})  # type: ignore[arg-type]
@@ -89,7 +98,7 @@ def tasks_list(
     tasks_dir: TasksDirOption = None,
 ) -> None:
     """Count tasks per domain, split and kind (or list one domain's tasks)."""
-    registry = DomainRegistry.discover(tasks_dir or [])
+    registry = _registry(tasks_dir, domain)
     if domain:
         table = Table("task", "split", "kind", "tags", title=f"{domain} tasks")
         for t in registry.tasks(domain=domain):
@@ -137,12 +146,8 @@ def tasks_validate(
     from env_server.scoring.scorer import Scorer
     from env_server.validation import validate_task
 
-    try:
-        registry = DomainRegistry.discover(tasks_dir or [], only=[domain] if domain else None)
-        tasks = list(registry.tasks(domain=domain))
-    except GroundstateError as exc:
-        console.print(f"[red]{exc.message}[/red]")
-        raise typer.Exit(1) from exc
+    registry = _registry(tasks_dir, domain)
+    tasks = list(registry.tasks(domain=domain))
     if not tasks:
         console.print("[yellow]no tasks to validate[/yellow]")
         return
@@ -173,8 +178,7 @@ def tasks_generate(
 
     from env_server.generation import generate, write_task
 
-    registry = DomainRegistry.discover(only=[domain])
-    dom = registry.domain(domain)
+    dom = _registry(None, domain).domain(domain)
     out.mkdir(parents=True, exist_ok=True)
     kept: Counter[str] = Counter()
     discarded: Counter[str] = Counter()
@@ -253,11 +257,7 @@ def sandboxes_prune(
     from env_server.sandbox.postgresql import PostgresSandboxEngine
     from env_server.scoring.scorer import template_of
 
-    try:
-        registry = DomainRegistry.discover(tasks_dir or [])
-    except GroundstateError as exc:
-        console.print(f"[red]{exc.message}[/red]")
-        raise typer.Exit(1) from exc
+    registry = _registry(tasks_dir)
     templates = [template_of(t, registry.domain(t.domain)) for t in registry.tasks()]
     engine = PostgresSandboxEngine(pg_url)
     try:

@@ -35,11 +35,18 @@ class DomainRegistry:
 
     @classmethod
     def discover(cls, tasks_dirs: Iterable[Path] = (), only: Iterable[str] | None = None) -> DomainRegistry:
-        """Load every domain registered under the entry-point group, plus task files from `tasks_dirs`."""
+        """Load every domain registered under the entry-point group, plus task files from `tasks_dirs`.
+
+        Raises:
+            UnknownDomainError: `only` names a domain that no installed package provides.
+        """
         wanted = set(only) if only else None
-        domains = [
-            ep.load() for ep in entry_points(group=ENTRY_POINT_GROUP) if wanted is None or ep.name in wanted
-        ]
+        points = list(entry_points(group=ENTRY_POINT_GROUP))
+        missing = sorted(wanted - {ep.name for ep in points}) if wanted else []
+        if missing:
+            known = ", ".join(sorted(ep.name for ep in points)) or "none"
+            raise UnknownDomainError(f"unknown domain '{missing[0]}' (known: {known})", field="domain")
+        domains = [ep.load() for ep in points if wanted is None or ep.name in wanted]
         for d in domains:
             if not isinstance(d, Domain):
                 raise TypeError(f"entry point of group {ENTRY_POINT_GROUP} gave {type(d)!r}, not a Domain")

@@ -48,6 +48,22 @@ def test_tasks_list_counts_by_split(toy_site: Path) -> None:
     assert "toybank" in result.output
 
 
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["tasks", "list", "--domain", "nope"],
+        ["tasks", "validate", "--domain", "nope"],
+        ["tasks", "generate", "--domain", "nope", "--n", "1", "--out", "unused"],
+    ],
+)
+def test_an_unknown_domain_is_a_clear_error_naming_installed_ones(toy_site: Path, command: list[str]) -> None:
+    result = CliRunner().invoke(app, command)
+    assert result.exit_code == 1
+    said = " ".join(result.output.split())
+    assert "unknown domain 'nope' (known: hotel, insurance, retail, toybank, travel)" in said
+    assert "Traceback" not in result.output
+
+
 def test_db_upgrade_through_the_console_script(tmp_path: Path) -> None:
     env = {**os.environ, "GROUNDSTATE_STORE_URL": f"sqlite:///{tmp_path}/s.db"}
     out = subprocess.run(
