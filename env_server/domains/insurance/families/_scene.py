@@ -293,7 +293,7 @@ class Scene(ScenarioPatch):
             young: a 16- or 17-year-old (a child, or a younger relative of a young policyholder).
         """
         rng, policy = self.rng, holder.policy
-        holder_age = age_on(holder.customer.date_of_birth, TODAY)
+        holder_age = holder.age
         if young:
             relationship = relationship or ("child" if holder_age >= 36 else "other_household")
             age = rng.randint(16, ADULT_AGE - 1)

@@ -90,6 +90,13 @@ def require_open_policy(policy: Policy) -> None:
         raise ToolError(f"Policy {policy.policy_id} is cancelled; it cannot be changed")
 
 
+def end_grace(policy: Policy) -> None:
+    """A policy in its grace period whose arrears are settled (paid or planned) is active again."""
+    if policy.status == "grace":
+        policy.status = "active"
+        policy.grace_ends_on = None
+
+
 def verified_policy(ctx: ToolContext, policy_id: str, *, allow_cancelled: bool = False) -> Policy:
     """The policy `policy_id`, once its owner is verified and (unless allowed) it is not cancelled."""
     policy = _get_policy(ctx, policy_id)

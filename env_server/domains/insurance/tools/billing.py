@@ -10,6 +10,7 @@ from env_server.domains.insurance.tools._common import (
     _get_billing,
     _get_policy,
     billing_view,
+    end_grace,
     policy_view,
     verified_policy,
 )
@@ -58,9 +59,8 @@ def make_payment(ctx: ToolContext, policy_id: str, amount_cents: int) -> Billing
         )
     )
     account.past_due_cents -= amount_cents
-    if account.past_due_cents == 0 and policy.status == "grace":
-        policy.status = "active"
-        policy.grace_ends_on = None
+    if account.past_due_cents == 0:
+        end_grace(policy)
     return billing_view(ctx, policy)
 
 
@@ -105,9 +105,7 @@ def create_instalment_plan(ctx: ToolContext, policy_id: str, instalment_count: i
         )
     )
     account.past_due_cents = 0
-    if policy.status == "grace":
-        policy.status = "active"
-        policy.grace_ends_on = None
+    end_grace(policy)
     return billing_view(ctx, policy)
 
 

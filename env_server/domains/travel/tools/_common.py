@@ -6,6 +6,8 @@ reservation view.
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 from sqlalchemy import select
 
 from env_server.domain import ToolContext, ToolError
@@ -45,6 +47,17 @@ def _get_reservation(ctx: ToolContext, reservation_id: str) -> Reservation:
 
 def _get_flight(ctx: ToolContext, flight_id: str) -> Flight:
     return ctx.get_or_refuse(Flight, flight_id, f"Flight {flight_id} not found")
+
+
+def _require_bookable(ctx: ToolContext, flight: Flight) -> None:
+    """Refuse a flight that is not open for sale: cancelled, departed, landed, or already gone."""
+    if flight.status not in ("scheduled", "delayed") or flight.departure_at <= ctx.now:
+        raise ToolError(f"Flight {flight.flight_id} is {flight.status}; it cannot be booked")
+
+
+def _connects(first: Flight, second: Flight) -> bool:
+    """Whether `second` leaves at least an hour after `first` lands (its current delay included)."""
+    return second.departure_at >= first.arrival_at + timedelta(minutes=first.delay_minutes + 60)
 
 
 def _get_fare(ctx: ToolContext, code: str) -> FareClass:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import date, timedelta
+from datetime import date
 
 from env_server.domain import ToolContext, ToolError, tool
 from env_server.domains.travel.models import Flight, Reservation, Segment
@@ -10,6 +10,7 @@ from env_server.domains.travel.tools._common import (
     FLOWN,
     _charge,
     _clean_name,
+    _connects,
     _get_fare,
     _get_flight,
     _get_traveler,
@@ -17,6 +18,7 @@ from env_server.domains.travel.tools._common import (
     _move_seats,
     _price,
     _refund_to_original,
+    _require_bookable,
     _reservation_view,
     _segments,
     _travelers,
@@ -75,12 +77,11 @@ def change_flight(
             f"Flight {new_flight_id} flies {new.origin}-{new.destination}, not {current.origin}-"
             f"{current.destination}; a change keeps the route (cancel and rebook to fly elsewhere)"
         )
-    if new.status not in ("scheduled", "delayed") or new.departure_at <= ctx.now:
-        raise ToolError(f"Flight {new_flight_id} is {new.status}; it cannot be booked")
+    _require_bookable(ctx, new)
     for other_id in segments.keys() - {current_flight_id}:
         other = _get_flight(ctx, other_id)
         first, second = (new, other) if segment.seq == 1 else (other, new)
-        if second.departure_at < first.arrival_at + timedelta(minutes=first.delay_minutes + 60):
+        if not _connects(first, second):
             raise ToolError("After the change the return would leave before the outbound flight lands")
     count = len(_travelers(ctx, reservation_id))
     new_price = _price(ctx, new_flight_id, fare)

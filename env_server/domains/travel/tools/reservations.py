@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import date, timedelta
+from datetime import date
 
 from pydantic import BaseModel, Field
 
@@ -12,6 +12,7 @@ from env_server.domains.travel.models import FareClassCode, Flight, Reservation,
 from env_server.domains.travel.tools._common import (
     _charge,
     _clean_name,
+    _connects,
     _get_fare,
     _get_flight,
     _get_own_payment_method,
@@ -19,6 +20,7 @@ from env_server.domains.travel.tools._common import (
     _get_reservation,
     _move_seats,
     _price,
+    _require_bookable,
     _require_verified,
     _reservation_view,
 )
@@ -48,15 +50,14 @@ def _itinerary(ctx: ToolContext, flight_ids: list[str]) -> list[Flight]:
         raise ToolError("A reservation has one flight (one way) or two (out and back)")
     flights = [_get_flight(ctx, fid) for fid in flight_ids]
     for flight in flights:
-        if flight.status not in ("scheduled", "delayed") or flight.departure_at <= ctx.now:
-            raise ToolError(f"Flight {flight.flight_id} is {flight.status}; it cannot be booked")
+        _require_bookable(ctx, flight)
     if len(flights) == 2:
         out, back = flights
         if (back.origin, back.destination) != (out.destination, out.origin):
             raise ToolError(
                 "The second flight must fly back from the first flight's destination to its origin"
             )
-        if back.departure_at < out.arrival_at + timedelta(minutes=out.delay_minutes + 60):
+        if not _connects(out, back):
             raise ToolError("The return flight must leave at least an hour after the outbound flight lands")
     return flights
 
