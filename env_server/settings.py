@@ -52,10 +52,10 @@ class Settings(BaseSettings):
         default=2000,
         ge=1,
         description="Sandboxes a worker holds at most; the least recently used beyond it are evicted "
-        "(rebuilt by replaying their tool calls when their episode is used again).",
+        "(SQLite ones are rebuilt by replay on next use; PostgreSQL ones stay in their slot).",
     )
     sandbox_idle_s: float = Field(
-        default=1800.0, gt=0, description="Sandboxes unused this long are evicted (rebuilt on next use)."
+        default=1800.0, gt=0, description="Sandboxes unused this long are evicted (see max_live_sandboxes)."
     )
 
     user_base_url: str | None = None

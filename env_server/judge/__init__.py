@@ -4,10 +4,10 @@ from env_server.judge._judge import Judge, ResponseFormatMode
 from env_server.judge._prompt import (
     PROMPT_VERSION,
     VERDICT_SCHEMA,
-    agent_messages,
     build_messages,
     parse_verdict,
 )
+from env_server.scoring.communicate import agent_messages
 
 __all__ = [
     "PROMPT_VERSION",

@@ -8,11 +8,11 @@ from typing import Any, Literal
 
 from env_server.judge._prompt import (
     PROMPT_VERSION,
-    agent_messages,
     build_messages,
     parse_verdict,
     response_formats,
 )
+from env_server.scoring.communicate import agent_messages
 from env_server.users.endpoint import ChatEndpoint, LLMEndpoint, RequestRejected
 from shared.judge import JudgeMessage, Verdict
 

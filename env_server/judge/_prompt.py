@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from env_server.users.endpoint import MalformedOutput
-from shared.judge import JudgeAnswer, JudgeMessage
+from shared.judge import JudgeAnswer
 
 PROMPT_VERSION = "judge-v1"
 
@@ -32,25 +32,6 @@ agent sent to the customer{diff_note}. Answer the question with "yes" or "no", u
 when the evidence does not show that the answer is yes, answer "no".
 Reply with one JSON object and nothing else, with two keys: "answer" ("yes" or "no") and "reason" (one \
 short sentence saying why)."""
-
-
-def agent_messages(transcript: Sequence[Mapping[str, Any] | JudgeMessage]) -> list[str]:
-    """What the judge may see of a conversation: the agent's non-empty messages to the user, in order.
-
-    Args:
-        transcript: `{role, content}` mappings or `JudgeMessage`s; user, system and tool messages and
-            assistant turns without text (tool calls) are dropped.
-
-    Returns:
-        The agent's message texts, stripped.
-    """
-    said = []
-    for m in transcript:
-        role: Any = m.role if isinstance(m, JudgeMessage) else m.get("role")
-        content: Any = m.content if isinstance(m, JudgeMessage) else m.get("content")
-        if role == "assistant" and isinstance(content, str) and content.strip():
-            said.append(content.strip())
-    return said
 
 
 def build_messages(

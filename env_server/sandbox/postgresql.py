@@ -285,7 +285,7 @@ class PostgresSandboxEngine(SandboxEngine):
                 {"e": sandbox.sandbox_id},
             )
         if uses and uses % VACUUM_EVERY == 0:  # off the request path: a VACUUM takes tens of milliseconds
-            tables = self._tables(sandbox.template.domain)
+            tables = [*sandbox.template.domain.metadata.sorted_tables, *internal_metadata.sorted_tables]
             self._maintenance.submit(self._vacuum, [f'VACUUM "{sandbox.schema}"."{t.name}"' for t in tables])
         with self._lock:
             self._releases += 1
@@ -337,9 +337,9 @@ class PostgresSandboxEngine(SandboxEngine):
         This drops base and template schemas that none of `templates` (every task a server serves) maps
         to, every free slot of a pool no current domain owns, and the free slots of current pools beyond
         the `keep_free` least used ones. A slot an episode holds stays, unless `held_hours` is given and it
-        was claimed longer ago than that (or before claim times were kept): servers evict idle sandboxes
-        (`GROUNDSTATE_SANDBOX_IDLE_S`), so such a slot belongs to an episode no server will dispose of. A
-        server that had one of the dropped schemas ready rebuilds it on its next use.
+        was claimed longer ago than that (or before claim times were kept): such a slot belongs to an
+        episode nobody scored or disposed of (a worker's eviction never frees a slot). A server that had
+        one of the dropped schemas ready rebuilds it on its next use.
 
         Args:
             templates: the templates of every task the servers sharing this database serve.
@@ -402,17 +402,6 @@ class PostgresSandboxEngine(SandboxEngine):
                     report.surplus_slots.remove(schema)
         with self._lock:
             self._ready -= set(report.stale_schemas)
-
-    def drop_all(self) -> None:
-        """Drop every groundstate schema in the database."""
-        with self.engine.begin() as conn:
-            names = conn.scalars(text("SELECT nspname FROM pg_namespace WHERE nspname ~ '^gs_[bte]_'")).all()
-            for name in names:
-                conn.exec_driver_sql(f'DROP SCHEMA IF EXISTS "{name}" CASCADE')
-        with self._lock:
-            self._ready.clear()
-            self._snapshots.clear()
-            self._bases.clear()
 
     def close(self) -> None:
         """Finish pending maintenance, then close pooled connections."""

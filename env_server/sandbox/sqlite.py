@@ -157,6 +157,9 @@ class SQLiteSandboxEngine(SandboxEngine):
                 self._templates.move_to_end(key)
                 return self._templates[key]
         with self._build_lock:
+            with self._lock:  # another thread may have built it while this one waited
+                if key in self._templates:
+                    return self._templates[key]
             base = self._base(template.domain)
             built = base if not template.patch else self._patched(base, template)
             with self._lock:

@@ -14,7 +14,7 @@ from env_server.errors import BackendError, GroundstateError, TaskInvalidError
 from env_server.sandbox.base import Sandbox, SandboxEngine
 from env_server.sandbox.template import Template
 from env_server.sandbox.tools import episode_tools, run_tool
-from env_server.scoring.communicate import communicated
+from env_server.scoring.communicate import agent_messages, communicated
 from env_server.scoring.diff import StateChanges, changes, compare
 from shared.judge import JudgeMessage, Verdict
 from shared.models import Check, DiffEntry, ScoreResult, ToolCallResult, ToolCallSpec
@@ -146,10 +146,9 @@ class Scorer:
         checks = [Check(name="state", passed=not entries, detail=_summary(entries))]
         if task.kind == "analytics":
             checks.append(self._answer_check(task, domain, answer))
-        agent_messages = [m["content"] for m in transcript if m["role"] == "assistant" and m.get("content")]
+        said = agent_messages(transcript)
         checks += [
-            Check(name=f"communicate:{item}", passed=communicated(item, agent_messages))
-            for item in task.communicate
+            Check(name=f"communicate:{item}", passed=communicated(item, said)) for item in task.communicate
         ]
         if task.rubric:
             if self.judge is None:
