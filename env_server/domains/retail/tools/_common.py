@@ -110,6 +110,27 @@ def refunded_cents(ctx: ToolContext, order_id: str) -> int:
     return total or 0
 
 
+def add_refund(
+    ctx: ToolContext,
+    order: Order,
+    amount_cents: int,
+    reason: str,
+    payment_method_id: str,
+    order_item_id: str | None = None,
+) -> Refund:
+    """Record a refund on `order` (checked by the database at once)."""
+    refund = Refund(
+        id=ctx.new_id("RF"),
+        order_id=order.id,
+        order_item_id=order_item_id,
+        payment_method_id=payment_method_id,
+        amount_cents=amount_cents,
+        reason=reason,
+        created_at=ctx.now,
+    )
+    return ctx.insert(refund)
+
+
 def items_of(ctx: ToolContext, order_id: str) -> list[OrderItem]:
     """The lines of an order, in ID order."""
     return list(

@@ -5,13 +5,14 @@ from __future__ import annotations
 from typing import Literal
 
 from env_server.domain import ToolContext, ToolError, tool
-from env_server.domains.retail.models import CreditReason, Refund, StoreCredit
+from env_server.domains.retail.models import CreditReason, StoreCredit
 from env_server.domains.retail.tools._common import (
     Cents,
     _get_customer,
     _get_item,
     _get_order,
     _get_payment_method,
+    add_refund,
     payment_of,
     refunded_cents,
     require_verified,
@@ -49,16 +50,7 @@ def issue_refund(
     refundable = payment_of(ctx, order).amount_cents - refunded_cents(ctx, order.id)
     if amount_cents > refundable:
         raise ToolError(f"Order {order.id} has {refundable} cents left to refund; {amount_cents} is too much")
-    refund = Refund(
-        id=ctx.new_id("RF"),
-        order_id=order.id,
-        order_item_id=order_item_id,
-        payment_method_id=payment_method_id,
-        amount_cents=amount_cents,
-        reason=reason,
-        created_at=ctx.now,
-    )
-    return RefundView.of(ctx.insert(refund))
+    return RefundView.of(add_refund(ctx, order, amount_cents, reason, payment_method_id, order_item_id))
 
 
 @tool(kind="write")

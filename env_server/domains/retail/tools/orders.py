@@ -7,11 +7,12 @@ from typing import Annotated
 from pydantic import Field
 
 from env_server.domain import ToolContext, ToolError, tool
-from env_server.domains.retail.models import CancelReason, Refund
+from env_server.domains.retail.models import CancelReason
 from env_server.domains.retail.tools._common import (
     UNSHIPPED,
     _get_order,
     _get_promotion,
+    add_refund,
     items_of,
     payment_of,
     refunded_cents,
@@ -57,17 +58,7 @@ def cancel_order(ctx: ToolContext, order_id: str, reason: CancelReason) -> Order
     payment = payment_of(ctx, order)
     remaining = payment.amount_cents - refunded_cents(ctx, order.id)
     if remaining > 0:
-        ctx.session.add(
-            Refund(
-                id=ctx.new_id("RF"),
-                order_id=order.id,
-                order_item_id=None,
-                payment_method_id=payment.payment_method_id,
-                amount_cents=remaining,
-                reason="cancellation",
-                created_at=ctx.now,
-            )
-        )
+        add_refund(ctx, order, remaining, "cancellation", payment.payment_method_id)
     ctx.session.flush()
     return order_view(ctx, order)
 
@@ -127,16 +118,6 @@ def apply_promotion(ctx: ToolContext, order_id: str, code: str) -> OrderView:
     order.discount_cents = discount
     order.total_cents = order.subtotal_cents - discount + order.shipping_cents
     if discount > 0:
-        ctx.session.add(
-            Refund(
-                id=ctx.new_id("RF"),
-                order_id=order.id,
-                order_item_id=None,
-                payment_method_id=payment_of(ctx, order).payment_method_id,
-                amount_cents=discount,
-                reason="promotion",
-                created_at=ctx.now,
-            )
-        )
+        add_refund(ctx, order, discount, "promotion", payment_of(ctx, order).payment_method_id)
     ctx.session.flush()
     return order_view(ctx, order)
