@@ -1,0 +1,17 @@
+"""`groundstate train ...`: training data and training runs (Verl on a GPU cluster, TRL GRPO on one machine).
+
+Each command lives with the integration it drives and is mounted here; nothing heavy (torch, verl, trl) is
+imported until a command runs, so `groundstate --help` stays fast on a bare server install.
+"""
+
+from __future__ import annotations
+
+import typer
+
+__all__ = ["train_app"]
+
+train_app = typer.Typer(
+    help="Build training datasets and train policies against a groundstate server.",
+    no_args_is_help=True,
+    add_completion=False,
+)
