@@ -16,6 +16,7 @@ from env_server.domain.registry import DomainRegistry
 from env_server.errors import GroundstateError
 from env_server.settings import Settings
 from env_server.validation import TaskValidation
+from shared.tables import fit_table
 
 console = Console()
 db_app = typer.Typer(help="The control-plane store.", no_args_is_help=True)
@@ -100,22 +101,12 @@ def tasks_list(
     """Count tasks per domain, split and kind (or list one domain's tasks)."""
     registry = _registry(tasks_dir, domain)
     if domain:
-        table = Table("task", "split", "kind", "tags", title=f"{domain} tasks")
-        for t in registry.tasks(domain=domain):
-            table.add_row(t.id, t.split, t.kind, ", ".join(t.difficulty_tags))
-        console.print(table)
+        rows = [[t.id, t.split, t.kind, ", ".join(t.difficulty_tags)] for t in registry.tasks(domain=domain)]
+        title = f"{domain} tasks"
+        console.print(fit_table(console, ["task", "split", "kind", "tags"], rows, title=title, wrap=["tags"]))
         return
-    table = Table(
-        "domain",
-        "tables",
-        "tools",
-        "test",
-        "train",
-        "action",
-        "analytics",
-        "total",
-        title="groundstate tasks",
-    )
+    columns = ["domain", "tables", "tools", "test", "train", "action", "analytics", "total"]
+    rows: list[list[str]] = []
     totals = [0] * 5
     for d in registry.domains:
         tasks = list(registry.tasks(domain=d.name))
@@ -127,9 +118,9 @@ def tasks_list(
             len(tasks),
         ]
         totals = [a + b for a, b in zip(totals, counts, strict=True)]
-        table.add_row(d.name, str(len(d.metadata.tables)), str(len(d.tools)), *map(str, counts))
-    table.add_row("[b]all[/b]", "", "", *map(str, totals))
-    console.print(table)
+        rows.append([d.name, str(len(d.metadata.tables)), str(len(d.tools)), *map(str, counts)])
+    rows.append(["all", "", "", *map(str, totals)])
+    console.print(fit_table(console, columns, rows, title="groundstate tasks", sections=[len(rows) - 2]))
 
 
 @tasks_app.command("validate")
@@ -193,12 +184,12 @@ def tasks_generate(
             else:
                 discarded[draw.family] += 1
                 reasons[draw.discarded.split(":")[0] if draw.discarded else "?"] += 1
-    table = Table("family", "covers", "kept", "discarded", title=f"generated {domain} tasks in {out}")
-    for family in dom.families:
-        table.add_row(
-            family.name, ",".join(family.covers), str(kept[family.name]), str(discarded[family.name])
-        )
-    console.print(table)
+    rows = [
+        [family.name, ",".join(family.covers), str(kept[family.name]), str(discarded[family.name])]
+        for family in dom.families
+    ]
+    title = f"generated {domain} tasks in {out}"
+    console.print(fit_table(console, ["family", "covers", "kept", "discarded"], rows, title=title))
     if reasons:
         console.print("discarded because: " + ", ".join(f"{r} ×{c}" for r, c in reasons.most_common()))
     total = sum(kept.values())

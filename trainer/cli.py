@@ -13,10 +13,10 @@ from typing import Annotated, Any
 
 import typer
 from pydantic import ValidationError
-from rich.console import Console
-from rich.table import Table
+from rich.console import Console, RenderableType
 
 from shared.errors import ClientError
+from shared.tables import fit_table
 from trainer.evaluate import CampaignConfig, CampaignError, CampaignSummary, evaluate
 from trainer.metrics import GroupMetrics, Metrics, Pricing, compute_metrics
 from trainer.policies import PolicySpecError, UnknownNameError
@@ -57,15 +57,13 @@ def _pct(value: float | None) -> str:
     return "—" if value is None else f"{value * 100:.2f}%"
 
 
-def _metrics_table(metrics: Metrics, title: str) -> Table:
+def _metrics_table(console: Console, metrics: Metrics, title: str) -> RenderableType:
+    """The metrics of a run, overall then per domain, in the widest layout that fits the console."""
     k = metrics.k
-    table = Table(title=title)
     columns = ["group", "tasks", "trials", "backend err", "pass@1", "95% CI", f"pass@{k}", f"pass^{k}"]
     columns += [f"{k}/{k} tasks", "solved ≥1", "turns", "tool calls", "tokens in", "tokens out"]
     if metrics.cost is not None:
         columns += ["cost/success", "cost/reliable task"]
-    for i, name in enumerate(columns):
-        table.add_column(name, justify="left" if i == 0 else "right")
 
     def row(name: str, m: GroupMetrics) -> list[str]:
         ci = m.pass_at_1_ci95
@@ -89,10 +87,16 @@ def _metrics_table(metrics: Metrics, title: str) -> Table:
             ]
         return cells
 
-    table.add_row(*row("overall", metrics), end_section=True)
-    for domain, m in metrics.by_domain.items():
-        table.add_row(*row(domain, m))
-    return table
+    rows = [row("overall", metrics)] + [row(domain, m) for domain, m in metrics.by_domain.items()]
+    return fit_table(console, columns, rows, title=title, sections=[0])
+
+
+def _print_metrics(metrics: Metrics, name: str) -> None:
+    console = Console()
+    console.print(_metrics_table(console, metrics, f"{name} (k = {metrics.k})"))
+    if metrics.best_of_n is not None:
+        best = metrics.best_of_n
+        console.print(_metrics_table(console, best, f"best-of-{best.samples_per_trial} (k = {best.k})"))
 
 
 @app.command("metrics")
@@ -111,11 +115,7 @@ def metrics_command(
     if as_json:
         typer.echo(json.dumps(metrics.as_json(), indent=2))
         return
-    console = Console()
-    console.print(_metrics_table(metrics, f"{run_dir} (k = {metrics.k})"))
-    if metrics.best_of_n is not None:
-        best = metrics.best_of_n
-        console.print(_metrics_table(best, f"best-of-{best.samples_per_trial} (k = {best.k})"))
+    _print_metrics(metrics, str(run_dir))
 
 
 @app.command("select")
@@ -136,14 +136,9 @@ def select_command(
     except SelectionError as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(1) from exc
-    table = Table(title="difficulty bands (train tasks)")
-    table.add_column("band")
-    table.add_column("tasks", justify="right")
-    table.add_column("kept", justify="center")
-    for band, count in pool.histogram.items():
-        table.add_row(band, str(count), "yes" if band in pool.keep else "")
     console = Console()
-    console.print(table)
+    rows = [[band, str(count), "yes" if band in pool.keep else ""] for band, count in pool.histogram.items()]
+    console.print(fit_table(console, ["band", "tasks", "kept"], rows, title="difficulty bands (train tasks)"))
     if pool.excluded_test:
         console.print(
             f"{len(pool.excluded_test)} test-split tasks left out: test tasks never enter a training pool."
@@ -252,12 +247,7 @@ def _campaign(options: Mapping[str, Any]) -> CampaignSummary:
         f"{summary.skipped} already done, {summary.successes} solved, "
         f"{summary.backend_errors} backend errors, {summary.elapsed_s:.1f} s -> {out / 'results.jsonl'}"
     )
-    metrics = compute_metrics(read_results(out))
-    console = Console()
-    console.print(_metrics_table(metrics, f"{out} (k = {metrics.k})"))
-    if metrics.best_of_n is not None:
-        best = metrics.best_of_n
-        console.print(_metrics_table(best, f"best-of-{best.samples_per_trial} (k = {best.k})"))
+    _print_metrics(compute_metrics(read_results(out)), str(out))
     if summary.backend_errors:
         typer.echo(
             f"{summary.backend_errors} trials ended in backend errors (not counted); rerun the same command "

@@ -15,8 +15,8 @@ from env_server.analytics.sql_guard import check_select
 from env_server.domain import ToolError
 from env_server.domain._context import IdCounter
 from env_server.sandbox.limits import SandboxSession
+from env_server.sandbox.snapshot import ChangedRows, Snapshot, normalise, read_changed, read_snapshot
 from env_server.sandbox.template import Template
-from env_server.scoring.snapshot import ChangedRows, Snapshot, normalise, read_changed, read_snapshot
 
 
 @contextmanager

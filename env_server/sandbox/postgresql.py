@@ -31,8 +31,8 @@ from env_server.domain import Domain
 from env_server.domain._context import internal_metadata
 from env_server.sandbox import changelog
 from env_server.sandbox.base import Sandbox, SandboxEngine, transaction
+from env_server.sandbox.snapshot import Snapshot
 from env_server.sandbox.template import Template, apply_patch, create_tables, seed
-from env_server.scoring.snapshot import Snapshot
 
 logger = logging.getLogger(__name__)
 

@@ -25,8 +25,8 @@ from sqlalchemy.pool import NullPool
 from env_server.domain import Domain
 from env_server.sandbox import changelog
 from env_server.sandbox.base import Sandbox, SandboxEngine, transaction
+from env_server.sandbox.snapshot import Snapshot
 from env_server.sandbox.template import Template, apply_patch, create_tables, seed
-from env_server.scoring.snapshot import Snapshot
 
 #: The in-memory database the next checkout of `_ENGINE` should hand out (set around each checkout).
 _current: ContextVar[sqlite3.Connection] = ContextVar("groundstate_sqlite_sandbox")

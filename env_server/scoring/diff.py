@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from env_server.scoring.snapshot import ChangedRows, Key, Row, Snapshot
+from env_server.sandbox.snapshot import ChangedRows, Key, Row, Snapshot
 from shared.models import DiffEntry
 
 NEW_ROW = "(new row)"

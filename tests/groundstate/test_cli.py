@@ -88,3 +88,18 @@ def test_serve_refuses_a_public_address_without_api_key(tmp_path: Path) -> None:
         timeout=120,
     )
     assert out.returncode == 2 and "GROUNDSTATE_API_KEY is required" in out.stdout
+
+
+def test_tasks_list_fits_80_columns() -> None:
+    result = CliRunner().invoke(app, ["tasks", "list"], env={"COLUMNS": "80"})
+    assert result.exit_code == 0, result.output
+    assert "…" not in result.output
+    assert max(len(line) for line in result.output.splitlines()) <= 80
+    assert "hotel" in result.output and "analytics" in result.output
+
+
+def test_one_domains_task_list_fits_80_columns() -> None:
+    result = CliRunner().invoke(app, ["tasks", "list", "--domain", "hotel"], env={"COLUMNS": "80"})
+    assert result.exit_code == 0, result.output
+    assert "…" not in result.output and "hotel-corp-modify-approval-001" in result.output
+    assert max(len(line) for line in result.output.splitlines()) <= 80

@@ -160,3 +160,23 @@ def test_measuring_modules_import_without_torch_or_the_server() -> None:
         "assert not leaked, leaked"
     )
     subprocess.run([sys.executable, "-c", code], check=True, timeout=120)
+
+
+@pytest.mark.parametrize("columns", [60, 80, 120])
+def test_metrics_table_is_readable_in_a_narrow_terminal(run: Path, columns: int) -> None:
+    result = runner.invoke(
+        app,
+        ["metrics", str(run), "--k", "2", "--price-in", "2", "--price-out", "10"],
+        env={"COLUMNS": str(columns)},
+    )
+    assert result.exit_code == 0, result.output
+    assert "…" not in result.stdout  # no cell cut short
+    assert max(len(line) for line in result.stdout.splitlines()) <= columns
+    for value in ("50.00%", "37.50%", "overall", "hotel", "retail", "cost/reliable task", "tokens out"):
+        assert value in result.stdout
+
+
+def test_metrics_table_is_one_row_per_group_when_wide(run: Path) -> None:
+    result = runner.invoke(app, ["metrics", str(run), "--k", "2"], env={"COLUMNS": "250"})
+    header = next(line for line in result.stdout.splitlines() if "group" in line)
+    assert "pass@1" in header and "tokens out" in header

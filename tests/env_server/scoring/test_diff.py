@@ -1,7 +1,7 @@
 """Unit tests of the diff core: content matching of added rows, column-level updates, volatile columns."""
 
+from env_server.sandbox.snapshot import ChangedRows, Snapshot, generated_id_matcher, normalise
 from env_server.scoring.diff import changes, compare
-from env_server.scoring.snapshot import ChangedRows, Snapshot, generated_id_matcher, normalise
 
 
 def snap(**tables: dict) -> Snapshot:
