@@ -101,9 +101,10 @@ def tasks_list(
     """Count tasks per domain, split and kind (or list one domain's tasks)."""
     registry = _registry(tasks_dir, domain)
     if domain:
-        rows = [[t.id, t.split, t.kind, ", ".join(t.difficulty_tags)] for t in registry.tasks(domain=domain)]
-        title = f"{domain} tasks"
-        console.print(fit_table(console, ["task", "split", "kind", "tags"], rows, title=title, wrap=["tags"]))
+        tasks = registry.tasks(domain=domain)
+        listed = [[t.id, t.split, t.kind, ", ".join(t.difficulty_tags)] for t in tasks]
+        header = ["task", "split", "kind", "tags"]
+        console.print(fit_table(console, header, listed, title=f"{domain} tasks", wrap=["tags"]))
         return
     columns = ["domain", "tables", "tools", "test", "train", "action", "analytics", "total"]
     rows: list[list[str]] = []
