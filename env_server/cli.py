@@ -101,8 +101,9 @@ def tasks_list(
     """Count tasks per domain, split and kind (or list one domain's tasks)."""
     registry = _registry(tasks_dir, domain)
     if domain:
-        tasks = registry.tasks(domain=domain)
-        listed = [[t.id, t.split, t.kind, ", ".join(t.difficulty_tags)] for t in tasks]
+        listed = [
+            [t.id, t.split, t.kind, ", ".join(t.difficulty_tags)] for t in registry.tasks(domain=domain)
+        ]
         header = ["task", "split", "kind", "tags"]
         console.print(fit_table(console, header, listed, title=f"{domain} tasks", wrap=["tags"]))
         return
