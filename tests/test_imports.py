@@ -25,7 +25,9 @@ PRELOAD = [
 ]  # fmt: skip
 """Third-party libraries the parent imports before forking (none of them imports our code)."""
 
-_FORK_EACH = f"PRELOAD = {PRELOAD!r}\n" + """
+_FORK_EACH = (
+    f"PRELOAD = {PRELOAD!r}\n"
+    + """
 import os, sys
 import importlib
 for lib in PRELOAD:  # third-party only, preloaded once so that each fork imports just our code
@@ -47,6 +49,7 @@ for name in sys.argv[1:]:
 while running:
     running.discard(os.wait()[0])
 """
+)
 
 
 def _modules() -> list[str]:
