@@ -146,5 +146,12 @@ def test_click_from_task_to_episode_to_diff_and_campaign_in_chromium(tmp_path: P
             expect(page.locator("h1")).to_contain_text("replay-2 vs replay-3")
             expect(page.locator("#compare-grid")).to_contain_text("toybank-transfer-001")
             shoot(page, shots / "6-compare.png")
+
+            # the front page: task counts, the latest episodes, the runs
+            page.click("header a.brand")
+            expect(page.locator("#episodes")).to_contain_text("toybank-transfer-001")
+            expect(page.locator("main table").first).to_contain_text("hotel")
+            expect(page.locator("main")).to_contain_text("replay-2")
+            shoot(page, shots / "7-overview.png")
             browser.close()
     print(f"viewer screenshots: {shots}")
