@@ -111,6 +111,7 @@ class RunView:
     grid: list[GridRow]
     trials: int
     tallies: list[TaskTally] = field(repr=False)
+    policy: str = ""
     best_of_n_lines: int = 0
 
     @property
@@ -134,10 +135,12 @@ def load_run(name: str, path: Path) -> RunView:
     tallies = tally_tasks(single)
     k = default_k(tallies)
     trials = 1 + max((r.trial for r in single), default=-1)
+    config = _config(path)
     return RunView(
         name=name,
         path=path,
-        config=_config(path),
+        config=config,
+        policy=str(config.get("policy") or ", ".join(sorted({r.policy for r in results}))),
         k=k,
         k_max=k,
         figures=figures_of(tallies, k),
@@ -149,11 +152,19 @@ def load_run(name: str, path: Path) -> RunView:
 
 
 def _config(path: Path) -> dict[str, Any]:
+    """The campaign config of `run.json` (`groundstate eval` nests it under `config`), with its start time."""
     try:
         data = json.loads((path / RUN_CONFIG).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return {}
-    return data if isinstance(data, dict) else {}
+    if not isinstance(data, dict):
+        return {}
+    config = data.get("config")
+    if not isinstance(config, dict):
+        return data
+    invocations = data.get("invocations")
+    extra = {"created_at": data.get("created_at"), "invocations": len(invocations or [])}
+    return config | {k: v for k, v in extra.items() if v is not None}
 
 
 def figures_of(tallies: Sequence[TaskTally], k: int) -> list[Figures]:

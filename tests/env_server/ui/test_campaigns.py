@@ -29,7 +29,8 @@ def test_run_page_shows_figures_curves_and_a_linked_grid(client: TestClient, run
             "retail-c": [1, 1, 1, 1],
         }
     )
-    write_run(runs_dir / "smol", lines, {"policy": "local:smollm2", "split": "test"})
+    config = {"config": {"policy": "local:smollm2", "split": "test", "trials": 5}, "created_at": "2026-12-01"}
+    write_run(runs_dir / "smol", lines, config)
     html = unescape(client.get("/ui/campaigns/smol").text)
     hotel = html.split("<td>hotel</td>")[1].split("</tr>")[0]
     # hotel: pass@1 = (3/4 + 1/4) / 2 = 50%; k = 4 (fewest clean trials of any task);
@@ -46,9 +47,10 @@ def test_run_page_shows_figures_curves_and_a_linked_grid(client: TestClient, run
     error = 'href="/ui/episodes/ephotel-b1" title="trial 1: backend error: judge endpoint down">'
     assert f'<a class="cell outcome-error" {error}' in html
     assert 'title="trial 4: not run">4</span>' in html  # hotel-a has no fifth trial
-    assert "local:smollm2" in html
+    assert "policy <strong>local:smollm2</strong>" in html and "<th>trials</th><td><code>5</code>" in html
     listing = unescape(client.get("/ui/campaigns").text)
     assert '<a href="/ui/campaigns/smol">smol</a>' in listing and "66.7%" in listing
+    assert "<td>local:smollm2</td><td>test</td>" in listing
 
 
 def test_cells_link_to_real_episodes_and_tasks_of_this_server(client: TestClient, runs_dir: Path) -> None:
@@ -95,7 +97,8 @@ def test_a_torn_last_line_is_skipped(client: TestClient, runs_dir: Path) -> None
     run = write_run(runs_dir / "torn", outcomes({"hotel-a": [1, 0]}))
     with (run / "results.jsonl").open("a") as fh:
         fh.write('{"task_id": "hotel-a", "tri')
-    assert "50.0%" in client.get("/ui/campaigns/torn").text
+    html = client.get("/ui/campaigns/torn").text
+    assert "50.0%" in html and "policy <strong>replay</strong>" in html  # no run.json: the lines' policy
 
 
 def test_discovery_takes_run_dirs_and_parents_and_keeps_names_unique(tmp_path: Path) -> None:
