@@ -68,6 +68,11 @@ def compare(
         for t in sorted(set(rows_a) | set(rows_b))
     ]
     rows.sort(key=lambda r: (-(abs(r.change) if r.change is not None else -1), r.domain, r.task_id))
+    moves = {
+        "better": sum(1 for r in rows if r.change is not None and r.change > 0),
+        "worse": sum(1 for r in rows if r.change is not None and r.change < 0),
+        "same": sum(1 for r in rows if r.change == 0),
+    }
     return render(
         request,
         "compare.html",
@@ -76,6 +81,7 @@ def compare(
         figures=figures,
         charts=curves([a, b], min(a.k_max, b.k_max)),
         rows=rows,
+        moves=moves,
         known_tasks=_known(registry, rows),
     )
 

@@ -36,7 +36,8 @@ class UnreadableRunError(GroundstateError, code="unreadable-run", status=422):
 def discover_runs(dirs: Iterable[Path]) -> dict[str, Path]:
     """The runs under `dirs` by name: a directory holding `results.jsonl`, or each child that does.
 
-    Names are the directories' names; a later run with a name already taken gets `-2`, `-3`, ... appended.
+    Names are the directories' names; a later run with a name already taken gets `-2`, `-3`, ... appended,
+    and so does a run called `compare` (the comparison page's path).
     """
     runs: dict[str, Path] = {}
     for directory in dirs:
@@ -48,7 +49,7 @@ def discover_runs(dirs: Iterable[Path]) -> dict[str, Path]:
             candidates = []
         for path in candidates:
             name, n = path.name, 1
-            while name in runs:
+            while name in runs or name == "compare":
                 n += 1
                 name = f"{path.name}-{n}"
             runs[name] = path

@@ -75,6 +75,8 @@ def test_two_runs_side_by_side(client: TestClient, runs_dir: Path) -> None:
     grid = html.split('id="compare-grid"')[1]
     assert grid.index("hotel-a") < grid.index("hotel-b")  # the largest change first
     assert "+100 pts" in grid and "not in run" in grid
+    moves = html.split('id="moves"')[1].split("</p>")[0]
+    assert "1 better" in moves and "0 worse" in moves and "1 unchanged; the rest ran in one run only" in moves
     assert 'stroke-dasharray="6 4"' in html  # the second run dashed
 
 
@@ -105,6 +107,12 @@ def test_discovery_takes_run_dirs_and_parents_and_keeps_names_unique(tmp_path: P
     write_run(tmp_path / "a" / "run1", outcomes({"hotel-a": [1]}))
     write_run(tmp_path / "b" / "run1", outcomes({"hotel-a": [1]}))
     single = write_run(tmp_path / "single", outcomes({"hotel-a": [1]}))
+    reserved = write_run(tmp_path / "c" / "compare", outcomes({"hotel-a": [1]}))
     (tmp_path / "a" / "not-a-run").mkdir()
-    runs = discover_runs([tmp_path / "a", tmp_path / "b", single, tmp_path / "absent"])
-    assert runs == {"run1": tmp_path / "a" / "run1", "run1-2": tmp_path / "b" / "run1", "single": single}
+    runs = discover_runs([tmp_path / "a", tmp_path / "b", single, tmp_path / "absent", tmp_path / "c"])
+    assert runs == {
+        "run1": tmp_path / "a" / "run1",
+        "run1-2": tmp_path / "b" / "run1",
+        "single": single,
+        "compare-2": reserved,
+    }
