@@ -17,6 +17,7 @@ from env_server.sandbox import make_sandbox_engine
 from env_server.scoring.scorer import Scorer
 from env_server.settings import Settings
 from env_server.store import Store, make_store_engine, upgrade
+from env_server.ui import install_viewer
 from env_server.users.base import SimulatedUser
 from env_server.users.endpoint import LLMEndpoint
 from env_server.users.llm import LLMUser
@@ -100,5 +101,6 @@ def create_app(settings: Settings | None = None, registry: DomainRegistry | None
     install_error_handlers(app)
     for router in routers:
         app.include_router(router)
+    install_viewer(app)
     app.add_middleware(ObserveMiddleware, api_key=settings.api_key, max_body=settings.max_request_bytes)
     return app

@@ -43,6 +43,11 @@ class Settings(BaseSettings):
         default_factory=list, description="Extra task directories (generated tasks)."
     )
     domains: list[str] | None = Field(default=None, description="Serve only these domains (default: all).")
+    runs_dirs: list[Path] = Field(
+        default_factory=list,
+        description="Evaluation run directories the viewer (`/ui/campaigns`) shows: each a run directory "
+        "(holding results.jsonl) or a directory of run directories.",
+    )
     default_user: Literal["scripted", "llm"] = "scripted"
     auto_migrate: bool = Field(default=True, description="Apply store migrations when the app starts.")
     max_request_bytes: int = Field(

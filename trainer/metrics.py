@@ -25,20 +25,30 @@ N samples of one `(task_id, trial)` form one attempt that succeeds if any clean 
 environment's reward is the oracle verifier); its tokens are summed over its clean samples (the cost of the
 attempt) and its turns and tool calls averaged; an attempt whose samples all hit backend errors is one
 backend error.
+
+The counting core (task tallies, pass@k, pass^k, best-of-N attempts) is `shared.metrics`, which the
+server's viewer uses too; it is re-exported here.
 """
 
 from __future__ import annotations
 
-import math
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
-from typing import Any, NamedTuple
+from typing import Any
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
-from shared.tasks import Split
-from trainer.results import TrialResult, latest_per_key
+from shared.metrics import (
+    TaskTally,
+    default_k,
+    mean_pass_at_k,
+    mean_pass_hat_k,
+    pass_at_k,
+    pass_hat_k,
+    tally_tasks,
+)
+from trainer.results import TrialResult
 
 __all__ = [
     "Cost",
@@ -96,36 +106,6 @@ class Cost(_Model):
     """Total cost divided by the successful trials; null when none succeeded."""
     per_reliable_task: float | None
     """Total cost divided by the observed k/k tasks; null when there are none."""
-
-
-class TaskTally(_Model):
-    """The trials of one task, counted."""
-
-    task_id: str
-    """The task's id."""
-    domain: str
-    """The task's domain."""
-    split: Split
-    """The task's split."""
-    trials: int = 0
-    """Clean (scored) trials `n`."""
-    successes: int = 0
-    """Successful clean trials `c`."""
-    backend_errors: int = 0
-    """Trials that ended in a backend error (not in `trials`)."""
-    tokens_in: int = 0
-    """Prompt tokens summed over the clean trials."""
-    tokens_out: int = 0
-    """Completion tokens summed over the clean trials."""
-    turns: float = 0
-    """Assistant turns summed over the clean trials."""
-    tool_calls: float = 0
-    """Tool calls summed over the clean trials."""
-
-    @property
-    def pass_rate(self) -> float | None:
-        """`c / n`, or None without a clean trial."""
-        return self.successes / self.trials if self.trials else None
 
 
 class GroupMetrics(_Model):
@@ -188,61 +168,6 @@ class Metrics(GroupMetrics):
     """Metrics of the best-of-N trials (`sample > 0`); null when the run has none."""
 
 
-def pass_at_k(n: int, c: int, k: int) -> float:
-    """Unbiased pass@k of one task: `1 - C(n-c, k) / C(n, k)`.
-
-    Args:
-        n: Clean trials.
-        c: Successful trials, `0 <= c <= n`.
-        k: Trials drawn, `1 <= k <= n`.
-
-    Returns:
-        The probability that at least one of k trials drawn without replacement succeeded.
-
-    Raises:
-        ValueError: The counts are out of range.
-    """
-    _check_counts(n, c, k)
-    return 1.0 - math.comb(n - c, k) / math.comb(n, k)
-
-
-def pass_hat_k(n: int, c: int, k: int) -> float:
-    """pass^k of one task: `C(c, k) / C(n, k)`, the probability that all k drawn trials succeeded.
-
-    Args:
-        n: Clean trials.
-        c: Successful trials, `0 <= c <= n`.
-        k: Trials drawn, `1 <= k <= n`.
-
-    Returns:
-        The probability that every one of k trials drawn without replacement succeeded.
-
-    Raises:
-        ValueError: The counts are out of range.
-    """
-    _check_counts(n, c, k)
-    return math.comb(c, k) / math.comb(n, k)
-
-
-def _check_counts(n: int, c: int, k: int) -> None:
-    if not 0 <= c <= n:
-        raise ValueError(f"successes must be in [0, n={n}], got {c}")
-    if not 1 <= k <= n:
-        raise ValueError(f"k must be in [1, n={n}], got {k}")
-
-
-def mean_pass_at_k(tallies: Iterable[TaskTally], k: int) -> float | None:
-    """Unbiased pass@k averaged over the tasks with at least k clean trials (None if there are none)."""
-    values = [pass_at_k(t.trials, t.successes, k) for t in tallies if t.trials >= k]
-    return sum(values) / len(values) if values else None
-
-
-def mean_pass_hat_k(tallies: Iterable[TaskTally], k: int) -> float | None:
-    """pass^k averaged over the tasks with at least k clean trials (None if there are none)."""
-    values = [pass_hat_k(t.trials, t.successes, k) for t in tallies if t.trials >= k]
-    return sum(values) / len(values) if values else None
-
-
 def bootstrap_interval(
     rates: Sequence[float], *, level: float = 0.95, resamples: int = 5000, seed: int = 0
 ) -> Interval | None:
@@ -271,86 +196,6 @@ def bootstrap_interval(
     tail = (1.0 - level) / 2
     low, high = np.quantile(means, [tail, 1.0 - tail])
     return Interval(low=float(low), high=float(high))
-
-
-def tally_tasks(results: Iterable[TrialResult], *, best_of_n: bool = False) -> list[TaskTally]:
-    """Count the clean trials, successes and backend errors of each task.
-
-    Args:
-        results: Trial records; of several with one `(task_id, trial, sample)` the last one counts.
-        best_of_n: Count best-of-N attempts (`sample > 0`, grouped per trial) instead of single-sample
-            trials (`sample == 0`).
-
-    Returns:
-        One tally per task, in order of first appearance.
-    """
-    tallies: dict[str, TaskTally] = {}
-    for attempt in _attempts(latest_per_key(results), best_of_n=best_of_n):
-        tally = tallies.get(attempt.task_id)
-        if tally is None:
-            tally = TaskTally(task_id=attempt.task_id, domain=attempt.domain, split=attempt.split)
-            tallies[attempt.task_id] = tally
-        if attempt.reward is None:
-            tally.backend_errors += 1
-            continue
-        tally.trials += 1
-        tally.successes += attempt.reward
-        tally.tokens_in += attempt.tokens_in
-        tally.tokens_out += attempt.tokens_out
-        tally.turns += attempt.turns
-        tally.tool_calls += attempt.tool_calls
-    return list(tallies.values())
-
-
-class _Attempt(NamedTuple):
-    """One attempt at a task: a single-sample trial, or the N samples of a best-of-N trial together."""
-
-    task_id: str
-    domain: str
-    split: Split
-    reward: int | None  # None for a backend error
-    tokens_in: int
-    tokens_out: int
-    turns: float
-    tool_calls: float
-
-
-def _attempts(results: Iterable[TrialResult], *, best_of_n: bool) -> list[_Attempt]:
-    if not best_of_n:
-        return [
-            _Attempt(r.task_id, r.domain, r.split, r.reward, r.tokens_in, r.tokens_out, r.turns, r.tool_calls)
-            for r in results
-            if r.sample == 0
-        ]
-    groups: dict[tuple[str, int], list[TrialResult]] = defaultdict(list)
-    for r in results:
-        if r.sample > 0:
-            groups[(r.task_id, r.trial)].append(r)
-    attempts = []
-    for samples in groups.values():
-        first = samples[0]
-        clean = [s for s in samples if s.reward is not None]
-        if not clean:
-            attempts.append(_Attempt(first.task_id, first.domain, first.split, None, 0, 0, 0, 0))
-            continue
-        attempts.append(
-            _Attempt(
-                first.task_id,
-                first.domain,
-                first.split,
-                reward=max(s.reward or 0 for s in clean),
-                tokens_in=sum(s.tokens_in for s in clean),
-                tokens_out=sum(s.tokens_out for s in clean),
-                turns=sum(s.turns for s in clean) / len(clean),
-                tool_calls=sum(s.tool_calls for s in clean) / len(clean),
-            )
-        )
-    return attempts
-
-
-def default_k(tallies: Iterable[TaskTally]) -> int:
-    """The default k: the fewest clean trials of any task that has one (so every task counts), at least 1."""
-    return min((t.trials for t in tallies if t.trials), default=1)
 
 
 def group_metrics(

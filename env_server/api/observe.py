@@ -22,8 +22,10 @@ LATENCY = Histogram(
     ["route"],
     buckets=(0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.5, 1, 5),
 )
-#: Paths served without the API key: liveness and the API's own documentation.
+#: Paths served without the API key: liveness and the API's own documentation. The viewer (`/ui`) checks the
+#: key itself, as a bearer header or its login cookie, and sends a browser without either to its login form.
 OPEN_PATHS = ("/healthz", "/docs", "/openapi.json", "/redoc")
+VIEWER = "/ui"
 
 
 class ObserveMiddleware:
@@ -61,7 +63,9 @@ class ObserveMiddleware:
             REQUESTS.labels(route, str(status)).inc()
 
     def _refusal(self, scope: Scope) -> tuple[GroundstateError, str | None] | None:
-        if self.api_key and not scope["path"].startswith(OPEN_PATHS) and not self._authorised(scope):
+        path = scope["path"]
+        viewer = path == VIEWER or path.startswith(VIEWER + "/")
+        if self.api_key and not (viewer or path.startswith(OPEN_PATHS)) and not self._authorised(scope):
             unauthorised = UnauthorizedError("missing or wrong bearer API key (Authorization: Bearer <key>)")
             return unauthorised, "authorization"
         length = next((v for k, v in scope["headers"] if k == b"content-length"), b"0")

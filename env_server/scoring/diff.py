@@ -74,16 +74,17 @@ def compare(expected: StateChanges, actual: StateChanges) -> list[DiffEntry]:
     return entries
 
 
-def _key_text(key: Key) -> str:
+def key_text(key: Key) -> str:
+    """A row key as text: its parts joined by slashes (`BK-20417`, `RT-04-STD/2026-10-14`)."""
     return "/".join(str(k) for k in key)
 
 
 def _compare_updated(table: str, exp: TableChanges, act: TableChanges) -> list[DiffEntry]:
     entries = []
-    for key in sorted(set(exp.updated) | set(act.updated), key=_key_text):
+    for key in sorted(set(exp.updated) | set(act.updated), key=key_text):
         e_cols, a_cols = exp.updated.get(key, {}), act.updated.get(key, {})
         for col in sorted(set(e_cols) | set(a_cols)):
-            common = {"table": table, "key": _key_text(key), "column": col}
+            common = {"table": table, "key": key_text(key), "column": col}
             if col in e_cols and col in a_cols:
                 if e_cols[col][1] != a_cols[col][1]:
                     entries.append(
@@ -102,12 +103,12 @@ def _compare_updated(table: str, exp: TableChanges, act: TableChanges) -> list[D
 
 def _compare_removed(table: str, exp: TableChanges, act: TableChanges) -> list[DiffEntry]:
     missing = [
-        DiffEntry(kind="missing", table=table, key=_key_text(k), expected="(deleted)", actual="(present)")
-        for k in sorted(set(exp.removed) - set(act.removed), key=_key_text)
+        DiffEntry(kind="missing", table=table, key=key_text(k), expected="(deleted)", actual="(present)")
+        for k in sorted(set(exp.removed) - set(act.removed), key=key_text)
     ]
     extra = [
-        DiffEntry(kind="extra", table=table, key=_key_text(k), expected="(present)", actual="(deleted)")
-        for k in sorted(set(act.removed) - set(exp.removed), key=_key_text)
+        DiffEntry(kind="extra", table=table, key=key_text(k), expected="(present)", actual="(deleted)")
+        for k in sorted(set(act.removed) - set(exp.removed), key=key_text)
     ]
     return missing + extra
 

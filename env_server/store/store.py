@@ -112,11 +112,49 @@ class Store:
                 )
             )
 
-    def episode(self, episode_id: str) -> EpisodeRecord | None:
-        """The episode, or None if it does not exist or was disposed of."""
+    def episode(self, episode_id: str, *, include_disposed: bool = False) -> EpisodeRecord | None:
+        """The episode, or None if it does not exist or was disposed of.
+
+        Args:
+            episode_id: The episode's id.
+            include_disposed: Return disposed episodes too: their events stay in the store, and the viewer
+                shows them (read-only) where the REST API no longer does.
+        """
         with self._sessions() as s:
             record = s.get(EpisodeRecord, episode_id)
-            return None if record is None or record.disposed else record
+            return None if record is None or (record.disposed and not include_disposed) else record
+
+    def list_episodes(
+        self,
+        *,
+        task_id: str | None = None,
+        domain: str | None = None,
+        state: str | None = None,
+        limit: int = 50,
+        offset: int = 0,
+    ) -> list[tuple[EpisodeRecord, ScoreRecord | None]]:
+        """Episodes, newest first, each with its score if it has one (for browsing; read-only).
+
+        Args:
+            task_id: Only this task's episodes.
+            domain: Only this domain's episodes.
+            state: `active`, `finished` or `disposed` (disposed ones are listed only when asked for).
+            limit: At most this many.
+            offset: Skip this many of the newest first (paging).
+        """
+        query = select(EpisodeRecord, ScoreRecord).outerjoin(
+            ScoreRecord, ScoreRecord.episode_id == EpisodeRecord.id
+        )
+        if task_id is not None:
+            query = query.where(EpisodeRecord.task_id == task_id)
+        if domain is not None:
+            query = query.where(EpisodeRecord.domain == domain)
+        query = query.where(EpisodeRecord.disposed.is_(state == "disposed"))
+        if state in ("active", "finished"):
+            query = query.where(EpisodeRecord.status == state)
+        query = query.order_by(EpisodeRecord.created_at.desc(), EpisodeRecord.id).limit(limit).offset(offset)
+        with self._sessions() as s:
+            return [(row[0], row[1]) for row in s.execute(query).all()]
 
     def append_event(
         self, episode_id: str, kind: str, payload: dict[str, Any], **episode_updates: Any

@@ -1,6 +1,4 @@
-import os
 import re
-import shutil
 import subprocess
 from pathlib import Path
 
@@ -8,6 +6,7 @@ import numpy as np
 import pytest
 from matplotlib.image import imread
 
+from tests.browser import CHROMIUM_FLAGS, chromium
 from trainer.metrics import Pricing, compute_metrics
 from trainer.report import write_report
 from trainer.results import CheckOutcome, DiffEntry, TrialResult, append_result, read_results
@@ -109,29 +108,8 @@ def test_report_without_baseline_goes_where_told(runs: tuple[Path, Path], tmp_pa
     assert "Difficulty bands" in html
 
 
-def chromium() -> str:
-    for name in ("chromium", "chromium-browser", "google-chrome"):
-        if found := shutil.which(name):
-            return found
-    if os.environ.get("CI") == "true":
-        pytest.fail("chromium is required under CI (apt-get install -y chromium)")
-    pytest.skip("chromium is not installed")
-
-
 def run_chromium(binary: str, profile: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    command = [
-        binary,
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-quic",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        f"--user-data-dir={profile}",
-        *args,
-    ]
+    command = [binary, *CHROMIUM_FLAGS, f"--user-data-dir={profile}", *args]
     return subprocess.run(command, capture_output=True, text=True, timeout=180, check=True)
 
 

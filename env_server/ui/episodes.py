@@ -1,0 +1,104 @@
+"""`/ui/episodes`: live and finished episodes, and one episode as a chat with its scored state diff.
+
+An episode page reads what `GET /v1/episodes/{id}` reads (the episode service's `info`: events, the diff
+so far or the scored one, the score). That call only reads the sandbox; on a worker that does not hold a
+live SQLite sandbox it rebuilds it from the recorded calls, exactly as the REST API would. A disposed
+episode is gone from the REST API but its events stay in the store; the viewer still shows them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from fastapi import Query, Request, Response
+
+from env_server.api.deps import EpisodesDep, RegistryDep
+from env_server.episodes.service import EpisodeService
+from env_server.errors import BackendError, UnknownEpisodeError
+from env_server.store import EpisodeRecord, EventRecord
+from env_server.ui.diffs import KINDS, group_diff
+from env_server.ui.pages import form_choice, page_router, render
+from shared.models import DiffEntry, EpisodeEvent, ScoreResult
+
+router = page_router("/ui/episodes")
+PAGE = 50
+STATES = ("active", "finished", "disposed")
+
+
+@router.get("")
+def episode_list(
+    request: Request,
+    episodes: EpisodesDep,
+    registry: RegistryDep,
+    state: str | None = None,
+    domain: str | None = None,
+    task: str | None = None,
+    page: int = Query(default=0, ge=0, le=100_000),
+) -> Response:
+    """Episodes newest first, filtered by state, domain and task, fifty to a page."""
+    domain, task = domain or None, task or None
+    state = form_choice(state, STATES, "state")
+    if domain is not None:
+        registry.domain(domain)  # an unknown domain is a 404 naming the known ones
+    rows = episodes.store.list_episodes(
+        task_id=task, domain=domain, state=state, limit=PAGE + 1, offset=page * PAGE
+    )
+    return render(
+        request,
+        "episodes.html",
+        rows=rows[:PAGE],
+        more=len(rows) > PAGE,
+        page=page,
+        domains=[d.name for d in registry.domains],
+        chosen={"state": state, "domain": domain, "task": task},
+    )
+
+
+@dataclass
+class EpisodeView:
+    """What an episode page shows: its record, events, diff (or why there is none) and score."""
+
+    record: EpisodeRecord
+    events: Sequence[EpisodeEvent | EventRecord]
+    diff: list[DiffEntry] | None
+    score: ScoreResult | None
+    diff_problem: str | None = None
+
+
+@router.get("/{episode_id}")
+def episode_page(request: Request, episode_id: str, episodes: EpisodesDep) -> Response:
+    """One episode: the conversation, tool calls, the state diff, the checks and any backend error."""
+    view = _episode_view(episodes, episode_id)
+    checks = view.score.checks if view.score else []
+    return render(
+        request,
+        "episode.html",
+        **vars(view),
+        groups=group_diff(view.diff or []),
+        kinds=KINDS,
+        state_checks=[c for c in checks if not c.name.startswith("rubric:")],
+        verdicts=[c for c in checks if c.name.startswith("rubric:")],
+        errors=[e for e in view.events if e.kind == "backend_error"],
+    )
+
+
+def _episode_view(service: EpisodeService, episode_id: str) -> EpisodeView:
+    record = service.store.episode(episode_id, include_disposed=True)
+    if record is None:
+        raise UnknownEpisodeError(f"unknown episode '{episode_id}'", field="episode_id")
+    problem = None
+    if not record.disposed:
+        try:
+            info = service.info(episode_id)
+            return EpisodeView(record, info.events, info.diff, info.score)
+        except UnknownEpisodeError:  # disposed between the two reads: show it as disposed
+            record = service.store.episode(episode_id, include_disposed=True) or record
+        except BackendError as exc:
+            problem = f"the state diff could not be computed: {exc.message}"
+    saved = service.store.score(episode_id)
+    score = None if saved is None else ScoreResult.model_validate(saved)
+    if score is None and record.disposed:
+        problem = "disposed of before it was scored: its sandbox, and so its final state, is gone"
+    events = service.store.events(episode_id)  # the records carry the same fields as the API's events
+    return EpisodeView(record, events, score.diff if score else None, score, problem)

@@ -1,0 +1,36 @@
+"""`/ui`: the viewer's front page — domains with their task counts, recent episodes, configured runs."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from fastapi import Request, Response
+
+from env_server.api.deps import EpisodesDep, RegistryDep, SettingsDep
+from env_server.ui.pages import page_router, render
+from env_server.ui.runs import discover_runs
+
+router = page_router()
+
+
+@router.get("")
+def index(request: Request, registry: RegistryDep, episodes: EpisodesDep, settings: SettingsDep) -> Response:
+    """Where to start: the task catalogue per domain, the latest episodes and the known runs."""
+    counts = Counter((t.domain, t.split, t.kind) for t in registry.tasks())
+    domains = [
+        (
+            d.name,
+            d.description,
+            {(s, k): counts[(d.name, s, k)] for s in ("test", "train") for k in ("action", "analytics")},
+        )
+        for d in registry.domains
+    ]
+    recent = episodes.store.list_episodes(limit=10)
+    return render(
+        request,
+        "index.html",
+        domains=domains,
+        recent=recent,
+        runs=list(discover_runs(settings.runs_dirs)),
+        dirs=settings.runs_dirs,
+    )

@@ -1,0 +1,242 @@
+"""Evaluation runs for the viewer: where they are, what they scored, and their task × trial grids.
+
+The server is told where runs live (`GROUNDSTATE_RUNS_DIRS`: run directories, or directories of them) and
+reads each run's `results.jsonl` with the shared reader of the documented format; the figures come from the
+shared counting core (`shared.metrics`), the same one `groundstate metrics` uses. Runs are looked up by
+name among the discovered ones only, so a URL cannot name an arbitrary path. Directories are listed again on
+every request: a campaign still running shows its latest lines.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from env_server.errors import GroundstateError, NotFoundError
+from env_server.ui.charts import PALETTE, Chart, Series, line_chart
+from shared.metrics import TaskTally, default_k, mean_pass_at_k, mean_pass_hat_k, tally_tasks
+from shared.results import RESULTS_FILE, TrialResult, read_results
+
+RUN_CONFIG = "run.json"
+OVERALL = "all domains"
+
+
+class UnknownRunError(NotFoundError, code="unknown-run"):
+    """No configured runs directory holds a run of that name."""
+
+
+class UnreadableRunError(GroundstateError, code="unreadable-run", status=422):
+    """A run's results file is not a valid `results.jsonl`."""
+
+
+def discover_runs(dirs: Iterable[Path]) -> dict[str, Path]:
+    """The runs under `dirs` by name: a directory holding `results.jsonl`, or each child that does.
+
+    Names are the directories' names; a later run with a name already taken gets `-2`, `-3`, ... appended,
+    and so does a run called `compare` (the comparison page's path).
+    """
+    runs: dict[str, Path] = {}
+    for directory in dirs:
+        if (directory / RESULTS_FILE).is_file():
+            candidates = [directory]
+        elif directory.is_dir():
+            candidates = sorted(c for c in directory.iterdir() if (c / RESULTS_FILE).is_file())
+        else:
+            candidates = []
+        for path in candidates:
+            name, n = path.name, 1
+            while name in runs or name == "compare":
+                n += 1
+                name = f"{path.name}-{n}"
+            runs[name] = path
+    return runs
+
+
+def find_run(dirs: Iterable[Path], name: str) -> Path:
+    """The run directory called `name`, or `UnknownRunError` listing the known names."""
+    runs = discover_runs(dirs)
+    if name not in runs:
+        known = ", ".join(runs) or "none (set GROUNDSTATE_RUNS_DIRS)"
+        raise UnknownRunError(f"unknown run '{name}' (known: {known})", field="run")
+    return runs[name]
+
+
+@dataclass
+class Figures:
+    """The headline figures of a group of tasks (one domain, or the whole run)."""
+
+    group: str
+    tasks: int
+    trials: int
+    successes: int
+    backend_errors: int
+    pass_at_1: float | None
+    pass_at_k: float | None
+    pass_hat_k: float | None
+
+
+@dataclass
+class Cell:
+    """One trial of one task: its outcome and the episode to open."""
+
+    trial: int
+    outcome: str  # "pass" | "fail" | "error" | "none"
+    episode_id: str | None = None
+    note: str = ""
+
+
+@dataclass
+class GridRow:
+    """One task's trials in trial order, with its success rate over clean trials."""
+
+    task_id: str
+    domain: str
+    cells: list[Cell]
+    rate: float | None
+
+
+@dataclass
+class RunView:
+    """Everything the campaign page shows of one run."""
+
+    name: str
+    path: Path
+    config: dict[str, Any]
+    k: int
+    k_max: int
+    figures: list[Figures]
+    grid: list[GridRow]
+    trials: int
+    tallies: list[TaskTally] = field(repr=False)
+    policy: str = ""
+    best_of_n_lines: int = 0
+
+    @property
+    def overall(self) -> Figures:
+        """The whole run's figures (the last row)."""
+        return self.figures[-1]
+
+    @property
+    def domains(self) -> list[str]:
+        """The run's domains, by name."""
+        return [f.group for f in self.figures[:-1]]
+
+
+def load_run(name: str, path: Path) -> RunView:
+    """Read a run directory and compute what its page shows."""
+    try:
+        results = read_results(path)
+    except (ValueError, OSError) as exc:
+        raise UnreadableRunError(f"run '{name}': {exc}", field="run") from exc
+    single = [r for r in results if r.sample == 0]
+    tallies = tally_tasks(single)
+    k = default_k(tallies)
+    trials = 1 + max((r.trial for r in single), default=-1)
+    config = _config(path)
+    return RunView(
+        name=name,
+        path=path,
+        config=config,
+        policy=str(config.get("policy") or ", ".join(sorted({r.policy for r in results}))),
+        k=k,
+        k_max=k,
+        figures=figures_of(tallies, k),
+        grid=grid_of(single, trials),
+        trials=trials,
+        tallies=tallies,
+        best_of_n_lines=len(results) - len(single),
+    )
+
+
+def _config(path: Path) -> dict[str, Any]:
+    """The campaign config of `run.json` (`groundstate eval` nests it under `config`), with its start time."""
+    try:
+        data = json.loads((path / RUN_CONFIG).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    if not isinstance(data, dict):
+        return {}
+    config = data.get("config")
+    if not isinstance(config, dict):
+        return data
+    invocations = data.get("invocations")
+    extra = {"created_at": data.get("created_at"), "invocations": len(invocations or [])}
+    return config | {k: v for k, v in extra.items() if v is not None}
+
+
+def figures_of(tallies: Sequence[TaskTally], k: int) -> list[Figures]:
+    """Figures per domain (by name) and, last, for the whole run."""
+    by_domain: dict[str, list[TaskTally]] = defaultdict(list)
+    for tally in tallies:
+        by_domain[tally.domain].append(tally)
+    groups = [*sorted(by_domain.items()), (OVERALL, list(tallies))]
+    return [_figures(group, members, k) for group, members in groups]
+
+
+def _figures(group: str, tallies: Sequence[TaskTally], k: int) -> Figures:
+    clean = [t for t in tallies if t.trials]
+    return Figures(
+        group=group,
+        tasks=len(clean),
+        trials=sum(t.trials for t in clean),
+        successes=sum(t.successes for t in clean),
+        backend_errors=sum(t.backend_errors for t in tallies),
+        pass_at_1=mean_pass_at_k(clean, 1),
+        pass_at_k=mean_pass_at_k(clean, k),
+        pass_hat_k=mean_pass_hat_k(clean, k),
+    )
+
+
+def grid_of(results: Sequence[TrialResult], trials: int) -> list[GridRow]:
+    """One row per task (by domain, then id), one cell per trial index; absent trials are empty cells."""
+    by_task: dict[str, dict[int, TrialResult]] = defaultdict(dict)
+    domains: dict[str, str] = {}
+    for r in results:
+        by_task[r.task_id][r.trial] = r
+        domains[r.task_id] = r.domain
+    rows = []
+    for task_id in sorted(by_task, key=lambda t: (domains[t], t)):
+        cells = [_cell(i, by_task[task_id].get(i)) for i in range(trials)]
+        clean = [c for c in cells if c.outcome in ("pass", "fail")]
+        rate = sum(c.outcome == "pass" for c in clean) / len(clean) if clean else None
+        rows.append(GridRow(task_id, domains[task_id], cells, rate))
+    return rows
+
+
+def _cell(trial: int, result: TrialResult | None) -> Cell:
+    if result is None:
+        return Cell(trial, "none", note="not run")
+    if result.status == "backend_error":
+        return Cell(trial, "error", result.episode_id, f"backend error: {result.error or ''}")
+    if result.reward == 1:
+        return Cell(trial, "pass", result.episode_id, "reward 1")
+    failed = ", ".join(c.name for c in result.failed_checks) or "reward 0"
+    return Cell(
+        trial, "fail", result.episode_id, f"failed: {failed}" + (f"; {result.error}" if result.error else "")
+    )
+
+
+def curves(runs: Sequence[RunView], k_max: int) -> list[Chart]:
+    """pass@k and pass^k over k = 1..k_max, a line per domain and one for all domains.
+
+    With two runs the second's lines are dashed and labelled with its name.
+    """
+    domains = sorted({d for run in runs for d in run.domains})
+    colours = {d: PALETTE[i % len(PALETTE)] for i, d in enumerate([OVERALL, *domains])}
+    charts = []
+    for title, measure in (("pass@k", mean_pass_at_k), ("pass^k", mean_pass_hat_k)):
+        series = []
+        for index, run in enumerate(runs):
+            groups = [(OVERALL, run.tallies)] + [
+                (d, [t for t in run.tallies if t.domain == d]) for d in run.domains
+            ]
+            for group, tallies in groups:
+                values = [(k, v) for k in range(1, k_max + 1) if (v := measure(tallies, k)) is not None]
+                label = group if len(runs) == 1 else f"{group} ({run.name})"
+                series.append(Series(label, colours[group], values, dashed=index > 0))
+        charts.append(line_chart(title, series, k_max))
+    return charts

@@ -1,0 +1,118 @@
+"""Campaign pages: runs found under GROUNDSTATE_RUNS_DIRS, their figures, curves, grids and comparisons."""
+
+from __future__ import annotations
+
+from html import unescape
+from pathlib import Path
+
+from fastapi.testclient import TestClient
+
+from env_server.ui.runs import discover_runs
+from tests.env_server.ui.conftest import trial, write_run
+
+
+def outcomes(rewards: dict[str, list[int | None]]) -> list[dict[str, object]]:
+    return [trial(task, i, r) for task, rs in rewards.items() for i, r in enumerate(rs)]
+
+
+def test_no_runs_configured_or_found(client: TestClient, runs_dir: Path) -> None:
+    html = client.get("/ui/campaigns").text
+    assert "No run (a directory holding" in html
+
+
+def test_run_page_shows_figures_curves_and_a_linked_grid(client: TestClient, runs_dir: Path) -> None:
+    # task a: 3 of 4; task b: 1 of 4 and a backend error; task c (another domain): 4 of 4
+    lines = outcomes(
+        {
+            "hotel-a": [1, 1, 0, 1],
+            "hotel-b": [0, None, 1, 0, 0],
+            "retail-c": [1, 1, 1, 1],
+        }
+    )
+    config = {"config": {"policy": "local:smollm2", "split": "test", "trials": 5}, "created_at": "2026-12-01"}
+    write_run(runs_dir / "smol", lines, config)
+    html = unescape(client.get("/ui/campaigns/smol").text)
+    hotel = html.split("<td>hotel</td>")[1].split("</tr>")[0]
+    # hotel: pass@1 = (3/4 + 1/4) / 2 = 50%; k = 4 (fewest clean trials of any task);
+    # pass@4 = (1 + 1) / 2 = 100%; pass^4 = (0 + 0) / 2 = 0%
+    assert "50.0%" in hotel and "100.0%" in hotel and "0.0%" in hotel
+    assert '<td class="num">1</td>' in hotel  # one backend error
+    overall = html.split("<td>all domains</td>")[1].split("</tr>")[0]
+    # overall pass@1 = (0.75 + 0.25 + 1) / 3; pass^4 = (0 + 0 + 1) / 3
+    assert "66.7%" in overall and "33.3%" in overall
+    assert "pass@4" in html and "pass^4" in html
+    assert html.count('<polyline class="series"') == 6  # two charts x (all domains, hotel, retail)
+    assert 'data-label="retail"' in html
+    assert '<a class="cell outcome-pass" href="/ui/episodes/ephotel-a0"' in html
+    error = 'href="/ui/episodes/ephotel-b1" title="trial 1: backend error: judge endpoint down">'
+    assert f'<a class="cell outcome-error" {error}' in html
+    assert 'title="trial 4: not run">4</span>' in html  # hotel-a has no fifth trial
+    assert "policy <strong>local:smollm2</strong>" in html and "<th>trials</th><td><code>5</code>" in html
+    listing = unescape(client.get("/ui/campaigns").text)
+    assert '<a href="/ui/campaigns/smol">smol</a>' in listing and "66.7%" in listing
+    assert "<td>local:smollm2</td><td>test</td>" in listing
+
+
+def test_cells_link_to_real_episodes_and_tasks_of_this_server(client: TestClient, runs_dir: Path) -> None:
+    eid = client.post("/v1/episodes", json={"task_id": "toybank-transfer-001"}).json()["episode_id"]
+    write_run(
+        runs_dir / "toy", [trial("toybank-transfer-001", 0, 0, episode_id=eid), trial("elsewhere-x", 0, 1)]
+    )
+    html = client.get("/ui/campaigns/toy").text
+    assert f'href="/ui/episodes/{eid}"' in html
+    assert '<a href="/ui/tasks/toybank-transfer-001">' in html
+    assert "<td>elsewhere-x</td>" in html  # a task this server does not serve: no link
+    assert client.get(f"/ui/episodes/{eid}").status_code == 200
+
+
+def test_two_runs_side_by_side(client: TestClient, runs_dir: Path) -> None:
+    write_run(runs_dir / "base", outcomes({"hotel-a": [0, 0], "hotel-b": [1, 1]}))
+    write_run(runs_dir / "new", outcomes({"hotel-a": [1, 1], "hotel-b": [1, 1], "retail-c": [0, 1]}))
+    html = unescape(client.get("/ui/campaigns/compare?run=base&run=new").text)
+    assert 'base <span class="quiet">vs</span> new' in html
+    hotel = html.split("<td>hotel</td>")[1].split("</tr>")[0]
+    assert "50.0%" in hotel and "100.0%" in hotel and "+50.0 pts" in hotel
+    grid = html.split('id="compare-grid"')[1]
+    assert grid.index("hotel-a") < grid.index("hotel-b")  # the largest change first
+    assert "+100 pts" in grid and "not in run" in grid
+    moves = html.split('id="moves"')[1].split("</p>")[0]
+    assert "1 better" in moves and "0 worse" in moves and "1 unchanged; the rest ran in one run only" in moves
+    assert 'stroke-dasharray="6 4"' in html  # the second run dashed
+
+
+def test_bad_run_requests_are_clear_4xx(client: TestClient, runs_dir: Path) -> None:
+    write_run(runs_dir / "only", outcomes({"hotel-a": [1]}))
+    missing = client.get("/ui/campaigns/nope")
+    assert missing.status_code == 404 and "unknown run 'nope' (known: only)" in unescape(missing.text)
+    assert client.get("/ui/campaigns/compare?run=only").status_code == 422
+    assert client.get("/ui/campaigns/..%2F..%2Fetc").status_code == 404
+    broken = runs_dir / "broken"
+    broken.mkdir()
+    (broken / "results.jsonl").write_text('{"task_id": "x"}\n')
+    response = client.get("/ui/campaigns/broken")
+    assert response.status_code == 422 and "not a valid TrialResult" in response.text
+    listing = client.get("/ui/campaigns")
+    assert listing.status_code == 200 and "not a valid TrialResult" in listing.text
+
+
+def test_a_torn_last_line_is_skipped(client: TestClient, runs_dir: Path) -> None:
+    run = write_run(runs_dir / "torn", outcomes({"hotel-a": [1, 0]}))
+    with (run / "results.jsonl").open("a") as fh:
+        fh.write('{"task_id": "hotel-a", "tri')
+    html = client.get("/ui/campaigns/torn").text
+    assert "50.0%" in html and "policy <strong>replay</strong>" in html  # no run.json: the lines' policy
+
+
+def test_discovery_takes_run_dirs_and_parents_and_keeps_names_unique(tmp_path: Path) -> None:
+    write_run(tmp_path / "a" / "run1", outcomes({"hotel-a": [1]}))
+    write_run(tmp_path / "b" / "run1", outcomes({"hotel-a": [1]}))
+    single = write_run(tmp_path / "single", outcomes({"hotel-a": [1]}))
+    reserved = write_run(tmp_path / "c" / "compare", outcomes({"hotel-a": [1]}))
+    (tmp_path / "a" / "not-a-run").mkdir()
+    runs = discover_runs([tmp_path / "a", tmp_path / "b", single, tmp_path / "absent", tmp_path / "c"])
+    assert runs == {
+        "run1": tmp_path / "a" / "run1",
+        "run1-2": tmp_path / "b" / "run1",
+        "single": single,
+        "compare-2": reserved,
+    }
