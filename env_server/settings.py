@@ -9,6 +9,9 @@ from typing import Literal, Self
 from pydantic import Field, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+#: The `Host` patterns of a server reached on loopback (the SDK's `name:*` means any port).
+LOOPBACK_HOSTS = ("127.0.0.1", "127.0.0.1:*", "localhost", "localhost:*", "[::1]", "[::1]:*")
+
 
 class SettingsError(ValueError):
     """A combination of settings that must not start a server."""
@@ -56,6 +59,12 @@ class Settings(BaseSettings):
     )
     sandbox_idle_s: float = Field(
         default=1800.0, gt=0, description="Sandboxes unused this long are evicted (see max_live_sandboxes)."
+    )
+    mcp_allowed_hosts: list[str] = Field(
+        default_factory=lambda: list(LOOPBACK_HOSTS),
+        description="`Host` headers the MCP endpoint accepts (DNS-rebinding protection): `name` or `name:*` "
+        '(any port); `["*"]` accepts any host. Loopback by default: name the server\'s public host here '
+        "when clients reach it by name.",
     )
 
     user_base_url: str | None = None
