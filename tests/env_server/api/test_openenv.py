@@ -23,7 +23,7 @@ from env_server.app import create_app
 from env_server.domain.registry import DomainRegistry
 from env_server.settings import Settings
 from tests.conftest import IN_CI
-from tests.live_server import serve_process
+from tests.live_server import free_port, serve_process
 
 ROOT = Path(__file__).parents[3]
 EXAMPLE = ROOT / "examples" / "openenv_client.py"
@@ -243,3 +243,30 @@ def test_openenv_client_without_the_key_is_refused(openenv_python: str, live_url
         [openenv_python, "-c", probe, f"{live_url}/openenv"], env=env, capture_output=True, text=True
     )
     assert run.stdout.startswith("refused") and "401" in run.stdout, run.stdout + run.stderr
+
+
+def test_backend_failures_are_retriable_error_frames_or_a_null_reward(
+    tmp_path: Path, toy_registry: DomainRegistry
+) -> None:
+    down = f"http://127.0.0.1:{free_port()}/v1"  # nobody listens: the LLM user's and the judge's endpoint
+    settings = Settings(
+        store_url=f"sqlite:///{tmp_path}/store.db",
+        **{
+            f"{role}_{key}": value
+            for role in ("user", "judge")
+            for key, value in (("base_url", down), ("model", "m"), ("timeout_s", 2.0))
+        },  # type: ignore[arg-type]
+        judge_max_retries=0,
+    )
+    with (
+        TestClient(create_app(settings, registry=toy_registry)) as client,
+        client.websocket_connect("/openenv/ws") as ws,
+    ):
+        session = Session(ws)
+        failed = session.send("reset", {"task_id": TOY_TASK, "user": "llm"})  # the LLM user's opening fails
+        assert failed["type"] == "error" and failed["data"]["code"] == "EXECUTION_ERROR"
+        assert failed["data"]["error"]["code"] == "backend-error" and failed["data"]["retriable"] is True
+        session.data("reset", {"task_id": "toybank-judge-003"})  # scripted user; the rubric judge is down
+        final = session.data("step", {"end": True})
+    assert final["done"] is True and final["reward"] is None  # never a 0 charged to the agent
+    assert final["observation"]["score"]["status"] == "backend_error"
