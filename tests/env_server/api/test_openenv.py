@@ -251,11 +251,12 @@ def test_backend_failures_are_retriable_error_frames_or_a_null_reward(
     down = f"http://127.0.0.1:{free_port()}/v1"  # nobody listens: the LLM user's and the judge's endpoint
     settings = Settings(
         store_url=f"sqlite:///{tmp_path}/store.db",
-        **{
-            f"{role}_{key}": value
-            for role in ("user", "judge")
-            for key, value in (("base_url", down), ("model", "m"), ("timeout_s", 2.0))
-        },  # type: ignore[arg-type]
+        user_base_url=down,
+        user_model="m",
+        user_timeout_s=2.0,
+        judge_base_url=down,
+        judge_model="m",
+        judge_timeout_s=2.0,
         judge_max_retries=0,
     )
     with (
