@@ -80,7 +80,7 @@ def create_app(settings: Settings | None = None, registry: DomainRegistry | None
     """Build the FastAPI application; nothing is created at import time."""
     settings = settings or Settings()
     service = build_service(settings, registry)
-    mcp = McpEndpoint(service, settings.mcp_allowed_hosts, settings.max_request_bytes)
+    mcp = McpEndpoint(service, settings.mcp_allowed_hosts or (), settings.max_request_bytes)
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:

@@ -60,11 +60,11 @@ class Settings(BaseSettings):
     sandbox_idle_s: float = Field(
         default=1800.0, gt=0, description="Sandboxes unused this long are evicted (see max_live_sandboxes)."
     )
-    mcp_allowed_hosts: list[str] = Field(
-        default_factory=lambda: list(LOOPBACK_HOSTS),
+    mcp_allowed_hosts: list[str] | None = Field(
+        default=None,
         description="`Host` headers the MCP endpoint accepts (DNS-rebinding protection): `name` or `name:*` "
-        '(any port); `["*"]` accepts any host. Loopback by default: name the server\'s public host here '
-        "when clients reach it by name.",
+        "(any port); `[\"*\"]` accepts any host. Default: loopback names on a loopback bind address; any "
+        "host otherwise, where the required API key is what keeps a rebound browser page out.",
     )
 
     user_base_url: str | None = None
@@ -89,6 +89,12 @@ class Settings(BaseSettings):
                 raise SettingsError(
                     f"GROUNDSTATE_{role.upper()}_BASE_URL is set but GROUNDSTATE_{role.upper()}_MODEL is not"
                 )
+        return self
+
+    @model_validator(mode="after")
+    def _default_mcp_hosts(self) -> Self:
+        if self.mcp_allowed_hosts is None:
+            self.mcp_allowed_hosts = list(LOOPBACK_HOSTS) if is_loopback(self.host) else ["*"]
         return self
 
     @model_validator(mode="after")

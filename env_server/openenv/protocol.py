@@ -24,8 +24,18 @@ __all__ = ["Reply", "answer"]
 Reply = dict[str, Any] | None
 
 
-def answer(session: EpisodeSession, raw: str) -> Reply:
-    """The reply frame to one client frame (blocking: the session calls the episode service)."""
+def answer(session: EpisodeSession, raw: str, max_bytes: int) -> Reply:
+    """The reply frame to one client frame (blocking: the session calls the episode service).
+
+    A frame over `max_bytes` (`GROUNDSTATE_MAX_REQUEST_BYTES`, the REST body limit) is refused unread.
+    """
+    size = len(raw.encode())
+    if size > max_bytes:
+        too_large = ErrorBody(
+            code="request-too-large",
+            message=f"the frame has {size:,} bytes; this server accepts {max_bytes:,}",
+        )
+        return _error("VALIDATION_ERROR", too_large.message, error=too_large.model_dump(), retriable=False)
     try:
         frame = json.loads(raw)
     except json.JSONDecodeError as exc:

@@ -58,11 +58,12 @@ async def schema() -> dict[str, Any]:
 async def session(websocket: WebSocket) -> None:
     """One OpenEnv session: reset, step, state and close frames, each answered by one frame."""
     service: EpisodeService = websocket.app.state.episodes
+    max_bytes: int = websocket.app.state.settings.max_request_bytes
     episode = EpisodeSession(service)
     await websocket.accept()
     try:
         while True:
-            reply = await run_in_threadpool(answer, episode, await websocket.receive_text())
+            reply = await run_in_threadpool(answer, episode, await websocket.receive_text(), max_bytes)
             if reply is None:
                 await websocket.close()
                 break

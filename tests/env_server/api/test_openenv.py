@@ -146,6 +146,8 @@ def test_protocol_errors_are_error_frames(session: Session) -> None:
     assert kind == "VALIDATION_ERROR" and "exactly one of tool, message or end" in message
     session.ws.send_text("{not json")
     assert session.ws.receive_json()["data"]["code"] == "INVALID_JSON"
+    huge = session.send("step", {"message": "x" * (4 * 2**20)})["data"]  # over GROUNDSTATE_MAX_REQUEST_BYTES
+    assert huge["code"] == "VALIDATION_ERROR" and huge["error"]["code"] == "request-too-large"
     session.data("step", {"end": True})
     assert code("step", {"end": True})[0] == "SESSION_ERROR"  # done: reset first
 
