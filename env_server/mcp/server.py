@@ -30,7 +30,7 @@ from env_server.episodes.service import EpisodeService
 from env_server.errors import BackendError, GroundstateError, InvalidRequestError
 from shared.models import ToolCallRequest, ToolCallResult
 
-__all__ = ["build_server", "mcp_tool", "tool_result"]
+__all__ = ["EPISODE_PARAM", "build_server", "mcp_tool", "tool_result"]
 
 #: The path parameter the endpoint is mounted with.
 EPISODE_PARAM = "episode_id"
