@@ -32,6 +32,7 @@ pytestmark = pytest.mark.slow
 KEY = "mcp-test-key"
 TASK = "hotel-corp-modify-approval-001"
 EXAMPLE = Path(__file__).parents[3] / "examples" / "mcp_client.py"
+LEGACY_CLIENT = Path(__file__).with_name("mcp_legacy_client.py")
 
 
 @pytest.fixture(scope="module")
@@ -174,3 +175,26 @@ def test_dns_rebinding_protection_refuses_unknown_hosts(url: str, rest: Groundst
         httpx.post(endpoint, json=body, headers={**headers, "origin": "http://evil.example"}).status_code
         == 403
     )
+
+
+def test_an_mcp_1x_client_works_too(url: str, rest: GroundstateClient, openenv_python: str) -> None:
+    """Agents still on mcp 1.x (the initialize handshake) reach the same tools: OpenEnv's venv has one."""
+    version = subprocess.run(
+        [openenv_python, "-c", "import importlib.metadata as m; print(m.version('mcp'))"],
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
+    if not version.startswith("1."):
+        pytest.skip(f"OpenEnv's venv has mcp {version}, not a 1.x client")
+    started = rest.start_episode(TASK)
+    run = subprocess.run(
+        [openenv_python, str(LEGACY_CLIENT), url, started.episode_id, KEY], capture_output=True, text=True
+    )
+    assert run.returncode == 0, run.stderr
+    seen = json.loads(run.stdout)
+    assert seen["protocol"] < "2026" and seen["tools"] == [t["function"]["name"] for t in started.tools]
+    assert seen["refused"][0] is True and "BK-00000" in seen["refused"][1]
+    assert seen["found"] == [
+        False,
+        rest.call_tool(started.episode_id, "get_booking", {"booking_id": "BK-20417"}).output,
+    ]

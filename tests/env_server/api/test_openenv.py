@@ -22,7 +22,6 @@ from starlette.websockets import WebSocketDisconnect
 from env_server.app import create_app
 from env_server.domain.registry import DomainRegistry
 from env_server.settings import Settings
-from tests.conftest import IN_CI
 from tests.live_server import free_port, serve_process
 
 ROOT = Path(__file__).parents[3]
@@ -189,22 +188,6 @@ def test_the_api_key_applies_to_the_websocket(tmp_path: Path, toy_registry: Doma
 
 
 # -- OpenEnv's own client, from its own virtual environment -------------------------------------------------
-
-
-@pytest.fixture(scope="module")
-def openenv_python() -> str:
-    """The interpreter of the virtual environment holding OpenEnv's client (`make openenv-client`)."""
-    python = os.environ.get("GROUNDSTATE_OPENENV_PYTHON", str(ROOT / ".venv-openenv" / "bin" / "python"))
-    found = (
-        subprocess.run([python, "-c", "import openenv"], capture_output=True).returncode == 0
-        if Path(python).exists()
-        else False
-    )
-    if not found:
-        if IN_CI:
-            pytest.fail(f"OpenEnv's client is required under CI but {python} cannot import openenv")
-        pytest.skip(f"no OpenEnv client at {python} (make openenv-client)")
-    return python
 
 
 @pytest.fixture(scope="module")
