@@ -6,8 +6,11 @@ STAMP  := $(VENV)/.installed
 SERVER := $(VENV)/.installed-server
 PG_URL ?= postgresql+psycopg://postgres@127.0.0.1:5432/postgres
 EXTRAS ?= dev,train
+# OpenEnv's client has a virtual environment of its own: the `openenv` package pins an older `mcp` than ours
+OPENENV_VENV  ?= .venv-openenv
+OPENENV_STAMP := $(OPENENV_VENV)/.installed
 
-.PHONY: install run test test-fast lint validate validate-pg bench clean
+.PHONY: install openenv-client run test test-fast lint validate validate-pg bench clean
 
 $(PY):
 	python3 -m venv $(VENV)
@@ -26,6 +29,15 @@ $(SERVER): pyproject.toml | $(PY)
 
 install: $(STAMP)
 
+# the tests run examples/openenv_client.py with this interpreter (GROUNDSTATE_OPENENV_PYTHON)
+$(OPENENV_STAMP): examples/requirements-openenv.txt
+	python3 -m venv $(OPENENV_VENV)
+	$(OPENENV_VENV)/bin/python -m pip install -q --upgrade pip
+	$(OPENENV_VENV)/bin/python -m pip install -q -r examples/requirements-openenv.txt
+	touch $(OPENENV_STAMP)
+
+openenv-client: $(OPENENV_STAMP)
+
 run: $(SERVER)
 	$(GS) serve
 
@@ -42,12 +54,12 @@ validate: install
 validate-pg: install
 	$(GS) tasks validate --backend postgresql --pg-url $(PG_URL)
 
-test: install lint
-	$(PY) -m pytest -q
+test: install lint openenv-client
+	GROUNDSTATE_OPENENV_PYTHON=$(OPENENV_VENV)/bin/python $(PY) -m pytest -q
 	$(MAKE) --no-print-directory validate validate-pg
 
 bench: install
 	$(PY) benchmarks/episode_overhead.py
 
 clean:
-	rm -rf $(VENV) .groundstate .pytest_cache .ruff_cache
+	rm -rf $(VENV) $(OPENENV_VENV) .groundstate .pytest_cache .ruff_cache

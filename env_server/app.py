@@ -6,6 +6,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
+from starlette.routing import Route
 
 from env_server.api import routers
 from env_server.api.errors import install_error_handlers
@@ -13,6 +14,8 @@ from env_server.api.observe import ObserveMiddleware
 from env_server.domain.registry import DomainRegistry
 from env_server.episodes.service import EpisodeService
 from env_server.judge import Judge
+from env_server.mcp import MCP_PATH, McpEndpoint
+from env_server.openenv import router as openenv_router
 from env_server.sandbox import make_sandbox_engine
 from env_server.scoring.scorer import Scorer
 from env_server.settings import Settings
@@ -78,10 +81,12 @@ def create_app(settings: Settings | None = None, registry: DomainRegistry | None
     """Build the FastAPI application; nothing is created at import time."""
     settings = settings or Settings()
     service = build_service(settings, registry)
+    mcp = McpEndpoint(service, settings.mcp_allowed_hosts or (), settings.max_request_bytes)
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
-        yield
+        async with mcp.lifespan():
+            yield
         for user in service.users.values():
             user.close()
         if service.scorer.judge is not None:
@@ -102,5 +107,8 @@ def create_app(settings: Settings | None = None, registry: DomainRegistry | None
     for router in routers:
         app.include_router(router)
     install_viewer(app)
+    # protocol adapters over the same episode service: MCP per episode, and an OpenEnv environment server
+    app.router.routes.append(Route(MCP_PATH, mcp, methods=["GET", "POST", "DELETE"], include_in_schema=False))
+    app.include_router(openenv_router)
     app.add_middleware(ObserveMiddleware, api_key=settings.api_key, max_body=settings.max_request_bytes)
     return app

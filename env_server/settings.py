@@ -9,6 +9,9 @@ from typing import Literal, Self
 from pydantic import Field, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+#: The `Host` patterns of a server reached on loopback (the SDK's `name:*` means any port).
+LOOPBACK_HOSTS = ("127.0.0.1", "127.0.0.1:*", "localhost", "localhost:*", "[::1]", "[::1]:*")
+
 
 class SettingsError(ValueError):
     """A combination of settings that must not start a server."""
@@ -62,6 +65,12 @@ class Settings(BaseSettings):
     sandbox_idle_s: float = Field(
         default=1800.0, gt=0, description="Sandboxes unused this long are evicted (see max_live_sandboxes)."
     )
+    mcp_allowed_hosts: list[str] | None = Field(
+        default=None,
+        description="`Host` headers the MCP endpoint accepts (DNS-rebinding protection): `name` or `name:*` "
+        "(any port); `[\"*\"]` accepts any host. Default: loopback names on a loopback bind address; any "
+        "host otherwise, where the required API key is what keeps a rebound browser page out.",
+    )
 
     user_base_url: str | None = None
     user_model: str = ""
@@ -85,6 +94,12 @@ class Settings(BaseSettings):
                 raise SettingsError(
                     f"GROUNDSTATE_{role.upper()}_BASE_URL is set but GROUNDSTATE_{role.upper()}_MODEL is not"
                 )
+        return self
+
+    @model_validator(mode="after")
+    def _default_mcp_hosts(self) -> Self:
+        if self.mcp_allowed_hosts is None:
+            self.mcp_allowed_hosts = list(LOOPBACK_HOSTS) if is_loopback(self.host) else ["*"]
         return self
 
     @model_validator(mode="after")

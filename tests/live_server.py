@@ -1,13 +1,17 @@
-"""A real uvicorn server on a free loopback port, in a background thread, for tests that need real HTTP."""
+"""Real servers on free loopback ports: uvicorn in a thread, or a `groundstate serve` process."""
 
 from __future__ import annotations
 
+import os
 import socket
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 
+import httpx
 import uvicorn
 from fastapi import FastAPI
 
@@ -38,3 +42,27 @@ def serve(app: FastAPI) -> Iterator[str]:
     finally:
         server.should_exit = True
         thread.join(timeout=10)
+
+
+@contextmanager
+def serve_process(env: dict[str, str], port: int | None = None) -> Iterator[str]:
+    """A real `groundstate serve` process (on `port`, else a free one), `env` added; yields its base URL."""
+    port = port or free_port()
+    command = [sys.executable, "-m", "groundstate", "serve", "--port", str(port)]
+    proc = subprocess.Popen(command, env={**os.environ, **env}, stdout=subprocess.DEVNULL)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                if httpx.get(f"{url}/healthz").status_code == 200:
+                    break
+            except httpx.TransportError:
+                if time.monotonic() > deadline or proc.poll() is not None:
+                    raise RuntimeError("groundstate serve did not start") from None
+                time.sleep(0.1)
+        yield url
+    finally:
+        if proc.poll() is None:
+            proc.terminate()
+            proc.wait(timeout=30)

@@ -10,7 +10,9 @@ import secrets
 import time
 
 from prometheus_client import Counter, Histogram
+from starlette.status import WS_1008_POLICY_VIOLATION
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from starlette.websockets import WebSocket
 
 from env_server.api.errors import render_error
 from env_server.errors import GroundstateError, RequestTooLargeError, UnauthorizedError
@@ -22,9 +24,10 @@ LATENCY = Histogram(
     ["route"],
     buckets=(0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.5, 1, 5),
 )
-#: Paths served without the API key: liveness and the API's own documentation. The viewer (`/ui`) checks the
-#: key itself, as a bearer header or its login cookie, and sends a browser without either to its login form.
-OPEN_PATHS = ("/healthz", "/docs", "/openapi.json", "/redoc")
+#: Paths served without the API key: liveness (ours and OpenEnv's) and the API's own documentation. The
+#: viewer (`/ui`) checks the key itself, as a bearer header or its login cookie, and sends a browser without
+#: either to its login form.
+OPEN_PATHS = ("/healthz", "/docs", "/openapi.json", "/redoc", "/openenv/health")
 VIEWER = "/ui"
 
 
@@ -38,6 +41,9 @@ class ObserveMiddleware:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         """Check the key, then pass the request on and time it."""
+        if scope["type"] == "websocket":
+            await self._websocket(scope, receive, send)
+            return
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
@@ -61,6 +67,20 @@ class ObserveMiddleware:
             route = getattr(scope.get("route"), "path", "unmatched")  # set by the router on this scope
             LATENCY.labels(route).observe(time.perf_counter() - start)
             REQUESTS.labels(route, str(status)).inc()
+
+    async def _websocket(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """The key applies to WebSockets too (OpenEnv sessions): refused with a 401 before the handshake."""
+        if not self.api_key or self._authorised(scope):
+            await self.app(scope, receive, send)
+            return
+        err = UnauthorizedError("missing or wrong bearer API key (Authorization: Bearer <key>)")
+        websocket = WebSocket(scope, receive, send)
+        if "websocket.http.response" in scope.get("extensions", {}):
+            await websocket.send_denial_response(
+                render_error(err.status, err.code, err.message, "authorization")
+            )
+        else:  # a server without the denial-response extension answers the refused handshake with a 403
+            await websocket.close(code=WS_1008_POLICY_VIOLATION, reason=err.message)
 
     def _refusal(self, scope: Scope) -> tuple[GroundstateError, str | None] | None:
         path = scope["path"]

@@ -11,6 +11,7 @@ import threading
 import uuid
 import weakref
 from collections.abc import Mapping
+from typing import Any
 
 from env_server.domain import Domain
 from env_server.domain.registry import DomainRegistry
@@ -120,6 +121,12 @@ class EpisodeService:
             payload = result.model_dump(mode="json") | {"arguments": request.arguments}
             self.store.append_event(episode_id, "tool_call", payload)
             return result
+
+    def tools(self, episode_id: str) -> list[dict[str, Any]]:
+        """The episode's tools as `start` listed them (OpenAI `tools` entries), for adapters listing later."""
+        record = self._record(episode_id)
+        task = self.registry.task(record.task_id)
+        return [t.openai_schema() for t in episode_tools(task, self.registry.domain(task.domain)).values()]
 
     def message(self, episode_id: str, request: MessageRequest) -> UserReply:
         """Record the agent's message, get the simulated user's reply, and record that."""

@@ -1,0 +1,106 @@
+"""Wire models of the OpenEnv surface (`/openenv`): what `reset` and `step` take and what they return.
+
+OpenEnv's WebSocket protocol carries free JSON objects (`{"type": "step", "data": {...}}`); these models
+fix what groundstate reads from `data` and writes back, and `/openenv/schema` publishes their JSON schemas.
+An OpenEnv client sends them as plain dicts (`GenericEnvClient`), so nothing here depends on `openenv`.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Self
+
+from pydantic import Field, model_validator
+
+from shared.models import ErrorBody, ScoreResult, ToolCallResult, UserKind, WireModel
+
+__all__ = ["OpenEnvAction", "OpenEnvObservation", "OpenEnvReset", "OpenEnvState", "OpenEnvStep"]
+
+
+class OpenEnvReset(WireModel):
+    """`reset(...)`'s keyword arguments: which task the new episode plays."""
+
+    task_id: str = Field(description="The task to play, e.g. a row's task id in a training dataset.")
+    user: UserKind | None = Field(default=None, description="Simulated user; the server default if omitted.")
+    seed: int | None = Field(default=None, description="Seed for the LLM user's sampling.")
+
+
+class OpenEnvAction(WireModel):
+    """One step: a tool call (`tool` + `arguments`), a message to the user (`message`), or `end`.
+
+    Examples: `{"tool": "get_booking", "arguments": {"booking_id": "BK-20417"}}`,
+    `{"message": "I have filed the change for manager approval."}`, `{"end": true}`.
+    """
+
+    tool: str | None = Field(default=None, description="Name of the tool to call in the episode's sandbox.")
+    arguments: dict[str, Any] = Field(default_factory=dict, description="The tool's arguments.")
+    call_id: str | None = Field(default=None, description="The model's tool-call id, echoed back.")
+    message: str | None = Field(default=None, description="Text to the simulated user; the reply comes back.")
+    end: bool = Field(default=False, description="End the episode now and score it.")
+    metadata: dict[str, Any] = Field(default_factory=dict, description="Free metadata (OpenEnv's `Action`).")
+
+    @model_validator(mode="after")
+    def _one_kind(self) -> Self:
+        chosen = [
+            name
+            for name, on in (
+                ("tool", self.tool is not None),
+                ("message", self.message is not None),
+                ("end", self.end),
+            )
+            if on
+        ]
+        if len(chosen) != 1:
+            raise ValueError(
+                f"a step is exactly one of tool, message or end (got: {', '.join(chosen) or 'none'})"
+            )
+        if self.arguments and self.tool is None:
+            raise ValueError("arguments go with a tool call")
+        return self
+
+
+class OpenEnvObservation(WireModel):
+    """What the agent sees after `reset` or a `step` (reward and done travel beside it, as OpenEnv wants)."""
+
+    episode_id: str = Field(
+        description="The groundstate episode: also readable over REST (`/v1/episodes/{id}`)."
+    )
+    task_id: str
+    domain: str
+    system_prompt: str | None = Field(default=None, description="On reset: the domain policy.")
+    tools: list[dict[str, Any]] | None = Field(
+        default=None, description="On reset: OpenAI `tools` entries, each with `kind: read|write`."
+    )
+    user_message: str | None = Field(
+        default=None, description="The user's opening line (reset) or reply to the agent's message."
+    )
+    tool_result: ToolCallResult | None = Field(
+        default=None, description="A tool call's output, or its business refusal as `error`."
+    )
+    error: ErrorBody | None = Field(
+        default=None,
+        description="The agent's invalid step (unknown tool, invalid arguments, a refused message): nothing "
+        "ran; the episode goes on.",
+    )
+    score: ScoreResult | None = Field(default=None, description="On the final step: checks and state diff.")
+    user_done: bool = Field(default=False, description="The simulated user ended the conversation.")
+
+
+class OpenEnvStep(WireModel):
+    """The `data` of an `observation` frame: OpenEnv's `{observation, reward, done}`."""
+
+    observation: OpenEnvObservation
+    reward: float | None = Field(
+        default=None, description="Set on the final step: 1.0 or 0.0; null there only for a backend error."
+    )
+    done: bool = False
+
+
+class OpenEnvState(WireModel):
+    """`state()`: the session's episode and progress (never the expected outcome)."""
+
+    episode_id: str | None = None
+    step_count: int = 0
+    task_id: str | None = None
+    domain: str | None = None
+    done: bool = False
+    reward: float | None = None
