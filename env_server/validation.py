@@ -44,6 +44,8 @@ class TaskValidation:
 def validate_task(task: Task, domain: Domain, scorer: Scorer) -> TaskValidation:
     """Run every check on `task`; never raises for a bad task (failures are reported as checks)."""
     report = TaskValidation(task_id=task.id, domain=task.domain)
+    if task.determined_by or task.ignore_columns:
+        report.checks.append(column_references(task, domain))
     state_only = task.model_copy(update={"rubric": []})
     said = [{"role": "assistant", "content": " ; ".join(task.communicate)}] if task.communicate else []
 
@@ -150,6 +152,19 @@ def perturbed(rows: list[list[Any]]) -> list[list[Any]]:
             row[i] = cell * 1.1 + 1
             return [row]
     return [[*row[:-1], f"{row[-1]}-not"]] if row else [["nothing"]]
+
+
+def column_references(task: Task, domain: Domain) -> CheckOutcome:
+    """Every "table.column" of `determined_by` and `ignore_columns` names a column of the domain."""
+    bad = []
+    for ref in [*task.determined_by, *task.ignore_columns]:
+        table_name, _, column = ref.partition(".")
+        table = domain.metadata.tables.get(table_name)
+        if table is None or column not in table.columns:
+            bad.append(ref)
+    if bad:
+        return CheckOutcome("columns", False, "no such table.column in the domain: " + ", ".join(bad))
+    return CheckOutcome("columns", True, "determined_by and ignore_columns name real columns")
 
 
 def _is_write(domain: Domain, action: GoldAction) -> bool:

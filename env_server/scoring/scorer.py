@@ -15,7 +15,7 @@ from env_server.sandbox.base import Sandbox, SandboxEngine
 from env_server.sandbox.template import Template
 from env_server.sandbox.tools import episode_tools, run_tool
 from env_server.scoring.communicate import agent_messages, communicated
-from env_server.scoring.diff import StateChanges, changes, compare
+from env_server.scoring.diff import StateChanges, changes, compare, without_columns
 from shared.judge import JudgeMessage, Verdict
 from shared.models import Check, DiffEntry, ScoreResult, ToolCallResult, ToolCallSpec
 from shared.tasks import Task
@@ -126,8 +126,9 @@ class Scorer:
         return changes(initial, sandbox.changed_rows(), domain.volatile_columns)
 
     def diff(self, task: Task, domain: Domain, actual: StateChanges) -> list[DiffEntry]:
-        """The agent's changes against the expected ones."""
-        return compare(self.expected(task, domain), actual)
+        """The agent's changes against the expected ones, skipping the task's `ignore_columns` on both sides."""
+        ignored = task.ignore_columns
+        return compare(without_columns(self.expected(task, domain), ignored), without_columns(actual, ignored))
 
     def score(
         self,
