@@ -70,7 +70,7 @@ def cancel_refund(ctx: ScenarioContext) -> Task:
         user=user(
             persona(guest, rng.choice(MOODS)),
             f"Cancel booking {bk['booking_id']} and get whatever refund applies",
-            [opening, says_identity(guest), "Understood, please go ahead and cancel it."],
+            [opening, says_identity(guest), "Understood. Yes, please go ahead and cancel it."],
             known(guest, booking_id=bk["booking_id"]),
             unknown=["the refund amount", "the cancellation rules"],
             instructions="Give your details when asked. Accept the refund the agent states and confirm.",
@@ -113,7 +113,7 @@ def cancel_quote(ctx: ScenarioContext) -> Task:
                 "get "
                 "back exactly?",
                 says_identity(guest),
-                "OK, that works for me. Please cancel it.",
+                "OK, that works for me. Yes, please cancel it.",
             ],
             known(guest, booking_id=bk["booking_id"]),
             unknown=["the refund amount"],
@@ -206,6 +206,7 @@ def change_booking(ctx: ScenarioContext) -> Task:
             initial_patch=merge(hotel.patch, base),
             gold_actions=[call("get_booking", booking_id=bk["booking_id"])],
             wrong_actions=[call("verify_guest_identity", **identity(guest)), change],
+            communicate=["non-refundable"],
         )
     return ctx.task(
         difficulty_tags=tags,
@@ -252,7 +253,7 @@ def add_extra(ctx: ScenarioContext) -> Task:
             says_identity(guest),
             f"No, I won't pay {dollars(price)} for that, leave it."
             if only_if_free
-            else "Great, please add it.",
+            else "Great, yes, please add it.",
         ],
         known(guest, booking_id=bk["booking_id"]),
         unknown=["the price of the extra", "the loyalty perks"],
@@ -273,6 +274,7 @@ def add_extra(ctx: ScenarioContext) -> Task:
                 call("verify_guest_identity", **identity(guest)),
                 call("add_booking_extra", booking_id=bk["booking_id"], extra=extra, complimentary=True),
             ],
+            communicate=[dollars(price)],
         )
     return ctx.task(
         difficulty_tags=["extras", "loyalty-perk", f"{guest['loyalty_tier']}-member"],

@@ -175,7 +175,7 @@ def corporate_change(ctx: ScenarioContext) -> Task:
         f"{requester['first_name']} {requester['last_name']}, "
         f"{'travel coordinator' if by_coordinator else 'a traveler'} at {c.account['company_name']}; busy",
         f"Get booking {bk['booking_id']} changed: {c.asked}",
-        [opening, says_identity(requester), "Fine, go ahead."],
+        [opening, says_identity(requester), "Fine, yes, go ahead."],
         known(requester, booking_id=bk["booking_id"], company=c.account["company_name"]),
         unknown=["the approval rules", "the price"],
         instructions="Accept an approval hold if it is explained; otherwise confirm the change.",
@@ -238,7 +238,9 @@ def approval_on_file(ctx: ScenarioContext) -> Task:
                 else f"my earlier request was turned down, but now I need you to {c.asked}."
             ),
             says_identity(traveler),
-            "OK, I'll wait for the manager then.",
+            "OK, I'll wait for the manager then."
+            if pending
+            else "OK, yes, please file it. I'll wait for the manager then.",
         ],
         known(traveler, booking_id=bk["booking_id"], company=c.account["company_name"]),
         unknown=["the status of the approval request"],

@@ -103,6 +103,9 @@ def goodwill(ctx: ScenarioContext) -> Task:
             }
         )
     points = goodwill_points(category, guest["loyalty_tier"]) if in_window and not awards else 0
+    # What the agent must say when the stay earns nothing: the earlier award, the 30-day window, or the
+    # category that earns no points.
+    decisive = "1,000" if awards else "30" if not in_window else category
     why_not = (
         "the stay was already compensated"
         if awards
@@ -124,7 +127,7 @@ def goodwill(ctx: ScenarioContext) -> Task:
                 f"Hello, {when} at {hotel.row['name']}, booking {bk['booking_id']}. {problem} The front desk "
                 f"logged it as ticket {ticket['ticket_id']}. What can you do for me?",
                 says_identity(guest),
-                "Thank you." if points else "I see. Well, thanks for explaining.",
+                "Yes, please. Thank you." if points else "I see. Well, thanks for explaining.",
             ],
             known(guest, booking_id=bk["booking_id"], ticket_id=ticket["ticket_id"]),
             unknown=["the goodwill rules"],
@@ -155,6 +158,7 @@ def goodwill(ctx: ScenarioContext) -> Task:
                 verify,
                 call("award_goodwill_points", ticket_id=ticket["ticket_id"], points=wrong_points),
             ],
+            communicate=[decisive],
         )
     spec = user(
         persona(guest, rng.choice(MOODS)),
@@ -163,7 +167,7 @@ def goodwill(ctx: ScenarioContext) -> Task:
             f"Hi, {when} at {hotel.row['name']}, booking {bk['booking_id']}. {problem} "
             "I want this on record.",
             says_identity(guest),
-            "OK, thanks for logging it.",
+            "Yes, please log it. Thanks.",
         ],
         known(guest, booking_id=bk["booking_id"]),
         unknown=["the goodwill rules"],
@@ -303,6 +307,10 @@ def proxy_refusal(ctx: ScenarioContext) -> Task:
         ),
         gold_actions=[call("get_booking", booking_id=bk["booking_id"])],
         wrong_actions=[call("verify_guest_identity", **identity(guest)), write],
+        rubric=[
+            f"Did the agent decline the request to {asked} (booking {bk['booking_id']}) because only {name}, "
+            "the guest, can be verified and act on the booking, not someone calling for them?"
+        ],
     )
 
 
