@@ -377,19 +377,24 @@ def action(tool: str, **args: Any) -> Action:
     return {"tool": tool, "args": args}
 
 
-def refusal(person: Person, order: PlacedOrder, wrong: Action, tag: str) -> dict[str, Any]:
+def refusal(person: Person, order: PlacedOrder, wrong: Action, tag: str, tell: str) -> dict[str, Any]:
     """The task fields of a refusal: looking the order up changes nothing; verifying and doing `wrong` fails.
+
+    A refusal changes nothing, so only what the agent says tells it from doing nothing: `tell` is the
+    decisive fact of the refusal, which the agent must give.
 
     Args:
         person: the customer asking.
         order: the order asked about.
         wrong: the write the policy refuses.
         tag: the difficulty tag of the refused request, e.g. "price-protection".
+        tell: the `communicate` item: an amount, date or count, or a single term such as "shipped".
     """
     return {
-        "difficulty_tags": ["refusal", tag, "generated"],
+        "difficulty_tags": ["refusal", tag, "communicate", "generated"],
         "gold_actions": [action("get_order", order_id=order.id)],
         "wrong_actions": [person.verify(), wrong],
+        "communicate": [tell],
     }
 
 

@@ -66,7 +66,7 @@ def delay_compensation(ctx: ScenarioContext) -> Task:
             script=[
                 f"Hi, my order {order.id} {arrival}. Do I get any compensation for that?",
                 person.identity_line(),
-                "Okay, thanks." if not eligible else "Store credit works, thank you.",
+                "Okay, thanks." if not eligible else "Yes, store credit works, thank you.",
             ],
         ),
         "initial_patch": scene.initial_patch(),
@@ -79,6 +79,14 @@ def delay_compensation(ctx: ScenarioContext) -> Task:
             communicate=[cents(credit)],
             **fields,
         )
+    # The decisive fact: the credit already given, the minimum total, or the minimum delay.
+    tell = (
+        cents(credit)
+        if already
+        else cents(DELAY_MIN_TOTAL_CENTS)
+        if order.total_cents < DELAY_MIN_TOTAL_CENTS
+        else str(DELAY_MIN_DAYS)
+    )
     why = (
         "already compensated"
         if already
@@ -88,7 +96,7 @@ def delay_compensation(ctx: ScenarioContext) -> Task:
     )
     return ctx.task(
         description=f"Late-delivery compensation asked for a {cents(order.total_cents)} order: none, {why}.",
-        **refusal(person, order, issue, "delay-compensation"),
+        **refusal(person, order, issue, "delay-compensation", tell),
         **fields,
     )
 
@@ -139,7 +147,7 @@ def price_protection(ctx: ScenarioContext) -> Task:
                 f"Hi, I bought the {product['name']} for {paid} (order {order.id}) and now it's "
                 f"{cents(product['price_cents'])} on your site. Can I get the difference back?{ask}",
                 person.identity_line(),
-                "Alright, thanks.",
+                "Yes, alright, please go ahead. Thanks." if eligible else "Alright, thanks.",
             ],
         ),
         "initial_patch": scene.initial_patch(),
@@ -156,6 +164,8 @@ def price_protection(ctx: ScenarioContext) -> Task:
             communicate=[cents(amount)] if rng.random() < 0.5 else [],
             **fields,
         )
+    # The decisive fact: the adjustment already made, the tier, or the 14-day limit.
+    tell = cents(amount) if already else TIER[person.tier].name if not covered else str(PRICE_PROTECTION_DAYS)
     why = (
         "already adjusted"
         if already
@@ -165,7 +175,7 @@ def price_protection(ctx: ScenarioContext) -> Task:
     )
     return ctx.task(
         description=f"Price difference of {cents(amount)} asked: refuse, {why}.",
-        **refusal(person, order, refund, "price-protection"),
+        **refusal(person, order, refund, "price-protection", tell),
         **fields,
     )
 
@@ -232,7 +242,7 @@ def lost_parcel(ctx: ScenarioContext) -> Task:
             script=[
                 f"Hi, the carrier says my parcel for order {order.id} is lost. I'd like my money back.{wish}",
                 person.identity_line(),
-                "Fine, go ahead with what you can do.",
+                "Fine, yes, go ahead with what you can do.",
             ],
         ),
         initial_patch=scene.initial_patch(),

@@ -107,7 +107,7 @@ def cancel_order(ctx: ScenarioContext) -> Task:
     if status == "shipped":
         return ctx.task(
             description="Cancellation of an order already in transit: refuse (a return is possible later).",
-            **refusal(person, order, cancel, "cancellation"),
+            **refusal(person, order, cancel, "cancellation", "shipped"),
             **fields,
         )
     return ctx.task(
@@ -160,6 +160,10 @@ def address_change(ctx: ScenarioContext) -> Task:
             },
             initial_patch=scene.initial_patch(),
             wrong_actions=[person.verify(), update],
+            rubric=[
+                f"Did the agent decline to change order {order.id} because the caller is not the account "
+                f"holder, and ask {person.first_name} to contact support themselves?"
+            ],
         )
     script = [f"Hi, can you change the shipping address of order {order.id} to {where}?"]
     if variant == "retry":
@@ -216,6 +220,17 @@ def promo_code(ctx: ScenarioContext) -> Task:
         "the tier is too low": min_tier is None or TIER[person.tier].rank >= TIER[min_tier].rank,
     }
     failed = [why for why, ok in checks.items() if not ok]
+    # The decisive fact of each failed condition, in the order of `checks`: what the agent must say.
+    placed = placed_on.isoformat()
+    facts = {
+        "the order has shipped": "shipped",
+        f"the order is {age} days old": str(PROMO_MAX_AGE_DAYS),
+        "the code was not valid that day": promo["valid_until"]
+        if placed > promo["valid_until"]
+        else promo["valid_from"],
+        "the subtotal is below the minimum": cents(promo["min_subtotal_cents"] or 0),
+        "the tier is too low": TIER[min_tier].name if min_tier is not None else "",
+    }
     if promo["percent_off"] is not None:
         discount = order.subtotal_cents * promo["percent_off"] // 100
     else:
@@ -232,7 +247,7 @@ def promo_code(ctx: ScenarioContext) -> Task:
             script=[
                 f"Hi, I forgot to enter the code {code} on order {order.id}. Can you still apply it?",
                 person.identity_line(),
-                "Great, thanks!" if not failed else "Oh well, never mind then.",
+                "Yes please, great, thanks!" if not failed else "Oh well, never mind then.",
             ],
         ),
         "initial_patch": scene.initial_patch(),
@@ -250,6 +265,7 @@ def promo_code(ctx: ScenarioContext) -> Task:
         description=f"Apply {code} after checkout: refuse, {failed[0]}.",
         gold_actions=[action("get_promotion", code=code), action("get_order", order_id=order.id)],
         wrong_actions=[person.verify(), apply],
+        communicate=[facts[failed[0]]],
         **fields,
     )
 

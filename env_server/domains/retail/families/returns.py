@@ -146,7 +146,9 @@ def return_window(ctx: ScenarioContext) -> Task:
                 f"Hello, order {order.id} was delivered on {day(delivered_on)} and I'd like to return "
                 f"{_units(line, quantity)}. {said.capitalize()}.",
                 person.identity_line(),
-                "Is there really nothing you can do?" if variant != "last-day" else "Great, please do it.",
+                "Is there really nothing you can do?"
+                if variant != "last-day"
+                else "Great, yes, please do it.",
             ],
         ),
         "initial_patch": scene.initial_patch(),
@@ -162,7 +164,13 @@ def return_window(ctx: ScenarioContext) -> Task:
     why = "the item is final sale" if final_sale else f"day {since} is past the {window}-day window"
     return ctx.task(
         description=f"{TIER[person.tier].name} member asks to return {product['name']}: refuse, {why}.",
-        **refusal(person, order, create, "return-window" if not final_sale else "final-sale"),
+        **refusal(
+            person,
+            order,
+            create,
+            "return-window" if not final_sale else "final-sale",
+            "final-sale" if final_sale else str(window),
+        ),
         **fields,
     )
 
@@ -211,10 +219,10 @@ def return_approval(ctx: ScenarioContext) -> Task:
             script=[
                 f"Hi, I want to return {what} from order {order.id}: {said}.",
                 person.identity_line(),
-                "Okay, please go ahead.",
+                "Okay, yes, please go ahead.",
             ],
         ),
         initial_patch=scene.initial_patch(),
         gold_actions=[person.verify(), final],
-        communicate=["supervisor approval"] if hold and rng.random() < 0.5 else [],
+        communicate=["supervisor"] if hold and rng.random() < 0.5 else [],
     )

@@ -95,7 +95,7 @@ def warranty_claim(ctx: ScenarioContext) -> Task:
             script=[
                 f"Hi, my {product['name']} from order {order.id} has a problem: {fault}. Is it covered?",
                 person.identity_line(),
-                "Okay, please go ahead." if covered or within_window else "I see. Thanks anyway.",
+                "Okay, yes, please go ahead." if covered or within_window else "I see. Thanks anyway.",
             ],
         ),
         "initial_patch": scene.initial_patch(),
@@ -137,5 +137,7 @@ def warranty_claim(ctx: ScenarioContext) -> Task:
         description=f"{issue} on a {product['name']}: refuse the claim, {why}.",
         gold_actions=[action("check_warranty", order_item_id=line.id)],
         wrong_actions=[person.verify(), claim],
+        # The decisive fact: accidental damage needs a protection plan, or the date coverage ended.
+        communicate=["accidental" if ends >= TODAY else ends.isoformat()],
         **fields,
     )
