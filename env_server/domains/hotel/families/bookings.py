@@ -70,7 +70,12 @@ def cancel_refund(ctx: ScenarioContext) -> Task:
         user=user(
             persona(guest, rng.choice(MOODS)),
             f"Cancel booking {bk['booking_id']} and get whatever refund applies",
-            [opening, says_identity(guest), "Understood. Yes, please go ahead and cancel it."],
+            [
+                opening,
+                says_identity(guest),
+                "Understood. Yes, please go ahead and cancel it.",
+                "Thank you, that's all.",
+            ],
             known(guest, booking_id=bk["booking_id"]),
             unknown=["the refund amount", "the cancellation rules"],
             instructions="Give your details when asked. Accept the refund the agent states and confirm.",
@@ -114,6 +119,7 @@ def cancel_quote(ctx: ScenarioContext) -> Task:
                 "back exactly?",
                 says_identity(guest),
                 "OK, that works for me. Yes, please cancel it.",
+                "Thank you, that's all.",
             ],
             known(guest, booking_id=bk["booking_id"]),
             unknown=["the refund amount"],
@@ -191,7 +197,12 @@ def change_booking(ctx: ScenarioContext) -> Task:
     spec = user(
         persona(guest, rng.choice(MOODS)),
         ask[0].upper() + ask[1:],
-        [f"Hi, could you {ask}?", says_identity(guest), "Yes, that's fine, please make the change."],
+        [
+            f"Hi, could you {ask}?",
+            says_identity(guest),
+            "Yes, that's fine, please make the change.",
+            "Thank you, that's all.",
+        ],
         known(guest, booking_id=bk["booking_id"]),
         unknown=["the new price", "the change rules"],
         instructions="Accept any price difference and fee the agent states. If the change is not allowed, "
@@ -254,6 +265,7 @@ def add_extra(ctx: ScenarioContext) -> Task:
             f"No, I won't pay {dollars(price)} for that, leave it."
             if only_if_free
             else "Great, yes, please add it.",
+            "Thank you, that's all.",
         ],
         known(guest, booking_id=bk["booking_id"]),
         unknown=["the price of the extra", "the loyalty perks"],
@@ -330,6 +342,7 @@ def new_booking(ctx: ScenarioContext) -> Task:
                 ask,
                 says_identity(guest) + ("" if corporate else f" Charge my {card['label']}."),
                 "Yes, please book it.",
+                "Thank you, that's all.",
             ],
             known(guest, card=card["label"]),
             unknown=["the room type ID", "the price"],

@@ -175,7 +175,7 @@ def corporate_change(ctx: ScenarioContext) -> Task:
         f"{requester['first_name']} {requester['last_name']}, "
         f"{'travel coordinator' if by_coordinator else 'a traveler'} at {c.account['company_name']}; busy",
         f"Get booking {bk['booking_id']} changed: {c.asked}",
-        [opening, says_identity(requester), "Fine, yes, go ahead."],
+        [opening, says_identity(requester), "Fine, yes, go ahead.", "Thank you, that's all."],
         known(requester, booking_id=bk["booking_id"], company=c.account["company_name"]),
         unknown=["the approval rules", "the price"],
         instructions="Accept an approval hold if it is explained; otherwise confirm the change.",
@@ -241,6 +241,7 @@ def approval_on_file(ctx: ScenarioContext) -> Task:
             "OK, I'll wait for the manager then."
             if pending
             else "OK, yes, please file it. I'll wait for the manager then.",
+            "Thank you, that's all.",
         ],
         known(traveler, booking_id=bk["booking_id"], company=c.account["company_name"]),
         unknown=["the status of the approval request"],

@@ -100,6 +100,7 @@ def cancel_order(ctx: ScenarioContext) -> Task:
                 "Yes, cancel it please."
                 if status != "shipped"
                 else "Oh. Okay, I'll return it once it arrives.",
+                "Thanks, that's all for today.",
             ],
         ),
         "initial_patch": scene.initial_patch(),
@@ -188,7 +189,7 @@ def address_change(ctx: ScenarioContext) -> Task:
             instructions="Give your old zip first; when told it does not match, give the new one."
             if variant == "retry"
             else "Confirm the change when asked.",
-            script=[*script, "Yes, that's right."],
+            script=[*script, "Yes, that's right.", "Thanks, that's all for today."],
         ),
         initial_patch=scene.initial_patch(),
         gold_actions=[person.verify(), update],
@@ -248,6 +249,7 @@ def promo_code(ctx: ScenarioContext) -> Task:
                 f"Hi, I forgot to enter the code {code} on order {order.id}. Can you still apply it?",
                 person.identity_line(),
                 "Yes please, great, thanks!" if not failed else "Oh well, never mind then.",
+                "Thanks, that's all for today.",
             ],
         ),
         "initial_patch": scene.initial_patch(),
@@ -356,7 +358,12 @@ def multi_step(ctx: ScenarioContext) -> Task:
             goal="Get all of these done: " + " ".join(asks),
             unknown=["the compensation and refund amounts"],
             instructions="Confirm everything the agent proposes.",
-            script=[opening, person.identity_line(), "Yes to all of that, thank you."],
+            script=[
+                opening,
+                person.identity_line(),
+                "Yes to all of that, thank you.",
+                "Thanks, that's all for today.",
+            ],
         ),
         initial_patch=scene.initial_patch(),
         gold_actions=[person.verify(), *writes],

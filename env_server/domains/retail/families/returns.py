@@ -103,6 +103,7 @@ def return_fee(ctx: ScenarioContext) -> Task:
                 f"Hi, I'd like to return {_units(line, returned)} from order {order.id} - {said}.{ask}",
                 person.identity_line(),
                 "Yes, please go ahead.",
+                "Thanks, that's all for today.",
             ],
         ),
         initial_patch=scene.initial_patch(),
@@ -149,6 +150,7 @@ def return_window(ctx: ScenarioContext) -> Task:
                 "Is there really nothing you can do?"
                 if variant != "last-day"
                 else "Great, yes, please do it.",
+                "Thanks, that's all for today.",
             ],
         ),
         "initial_patch": scene.initial_patch(),
@@ -220,6 +222,7 @@ def return_approval(ctx: ScenarioContext) -> Task:
                 f"Hi, I want to return {what} from order {order.id}: {said}.",
                 person.identity_line(),
                 "Okay, yes, please go ahead.",
+                "Thanks, that's all for today.",
             ],
         ),
         initial_patch=scene.initial_patch(),

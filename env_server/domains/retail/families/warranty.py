@@ -96,6 +96,7 @@ def warranty_claim(ctx: ScenarioContext) -> Task:
                 f"Hi, my {product['name']} from order {order.id} has a problem: {fault}. Is it covered?",
                 person.identity_line(),
                 "Okay, yes, please go ahead." if covered or within_window else "I see. Thanks anyway.",
+                "Thanks, that's all for today.",
             ],
         ),
         "initial_patch": scene.initial_patch(),
