@@ -73,7 +73,8 @@ class Task(_Strict):
         default_factory=dict,
         description='"table.column" -> what fixes the gold\'s value of that column (a policy rule or a fact '
         'the user gives), e.g. {"tickets.priority": "policy 15.1: a complaint ticket is priority high"}. '
-        "Validation requires it for every column whose value an agent could plausibly choose otherwise.",
+        'Validation requires it for every column whose value an agent could plausibly choose otherwise; '
+        '"table.*" says what fixes whether a row of that table exists at all.',
     )
     ignore_columns: list[str] = Field(
         default_factory=list,

@@ -135,12 +135,16 @@ def perturbed(rows: list[list[Any]]) -> list[list[Any]]:
 
 
 def column_references(task: Task, domain: Domain) -> CheckOutcome:
-    """Every "table.column" of `determined_by` and `ignore_columns` names a column of the domain."""
+    """Every "table.column" of `determined_by` and `ignore_columns` names a column of the domain.
+
+    `determined_by` may also hold "table.*": what fixes whether a row of that table exists at all.
+    """
     bad = []
-    for ref in [*task.determined_by, *task.ignore_columns]:
+    refs = [(r, r.endswith(".*")) for r in task.determined_by] + [(r, False) for r in task.ignore_columns]
+    for ref, whole_row in refs:
         table_name, _, column = ref.partition(".")
         table = domain.metadata.tables.get(table_name)
-        if table is None or column not in table.columns:
+        if table is None or (column not in table.columns and not whole_row):
             bad.append(ref)
     both = sorted(set(task.determined_by) & set(task.ignore_columns))
     if bad:

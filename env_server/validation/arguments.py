@@ -6,6 +6,10 @@ outcome equal, says nothing. A variant that turns the reward from 1 to 0 does so
 each must be settled by the task: in `determined_by` (the policy rule or the user's fact that fixes it)
 or in `ignore_columns` (then the scorer skips it and the variant scores 1). Otherwise an agent that picks
 another reasonable value would lose the reward for a choice nobody asked it to make.
+
+The columns a value drives follow from it: when the changed column named like the argument (`cause` ->
+`claims.cause`) is determined, so are the amounts computed from it in the same variant. A row present on
+one side only (`payments.*`, e.g. no refund row at 0%) is settled by any determined column of its table.
 """
 
 from __future__ import annotations
@@ -112,10 +116,22 @@ def sensitivities(replayer: Replayer) -> list[Sensitivity]:
             columns = sorted(changed_columns(result.diff))
             if not columns:
                 continue  # lost through a later call the variant made fail, not through a column
-            settled = tuple((c, task.determined_by[c]) for c in columns if c in task.determined_by)
-            unsettled = tuple(c for c in columns if c not in task.determined_by)
-            found.append(Sensitivity(i, action.tool, label, settled, unsettled))
+            found.append(settle(task.determined_by, i, action.tool, label, columns))
     return found
+
+
+def settle(determined: dict[str, str], action: int, tool: str, label: str, columns: list[str]) -> Sensitivity:
+    """How `determined_by` settles a variant (`label`) of gold write `action` that changed `columns`."""
+    argument = label.split()[-1].split("=")[0]  # "without priority" / "with topic=fees"
+    settled = tuple((c, determined[c]) for c in columns if c in determined)
+    namesake = [c for c, _ in settled if c.split(".", 1)[1] == argument]
+    tables = {c.split(".", 1)[0] for c in determined}
+    unsettled = tuple(
+        c
+        for c in columns
+        if c not in determined and not namesake and not (c.endswith(".*") and c.split(".")[0] in tables)
+    )
+    return Sensitivity(action, tool, label, settled, unsettled)
 
 
 def argument_check(replayer: Replayer) -> tuple[CheckOutcome, list[str]]:

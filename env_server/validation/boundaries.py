@@ -43,8 +43,9 @@ _SETTLING = {
     ("date", "gte"): r"on or after|since|from|starting|as of|onwards|or later",
     ("date", "lt"): r"before|earlier than|prior to",
     ("date", "lte"): r"on or before|until|through|up to and including|or earlier|by the end of|inclusive",
-    ("join", "inner"): r"that have|which have|who have|with at least one|only those|that had|who had",
-    ("join", "left"): r"including|even|with no|without|zero|none|every|each|all",
+    ("join", "inner"): r"that have|which have|who have|that had|who had|has an?|have an?|with at least one|"
+    r"only|for each|linked to",
+    ("join", "left"): r"including|even|with no|without|zero|none|every|also those|all of",
     ("limit", "ties"): r"\bties?\b|tied|alphabetical|if several|break",
     ("between", "inclusive"): r"inclusive|between|through|from .+ to",
 }
@@ -55,6 +56,7 @@ _OPERATORS: dict[type[exp.Expression], tuple[str, type[exp.Expression]]] = {
     exp.LTE: ("lte", exp.LT),
 }
 _ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}")
+_DATE_COLUMN = re.compile(r"(date|_on$|_at$|time|day)", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -91,7 +93,10 @@ def variants(sql: str, dialect: str) -> Iterator[Variant]:
             (s.name for s in (target.this, target.expression) if isinstance(s, exp.Literal) and s.is_string),
             "",
         )
-        is_date = bool(_ISO_DATE.match(literal))
+        is_date = bool(_ISO_DATE.match(literal)) or any(
+            isinstance(s, exp.Column) and _DATE_COLUMN.search(s.name)
+            for s in (target.this, target.expression)
+        )
         swapped = other(this=target.this.copy(), expression=target.expression.copy())
         label = f"{node.sql(dialect=dialect)}  ->  {swapped.sql(dialect=dialect)}"
         target.replace(swapped)
