@@ -6,6 +6,7 @@ from datetime import timedelta
 
 from env_server.domain import ScenarioContext, ScenarioUnavailable
 from env_server.domains.hotel.families._base import (
+    EXTRA_PRICES,
     INVENTORY_LAST_NIGHT,
     MOODS,
     booking,
@@ -24,6 +25,7 @@ from env_server.domains.hotel.families._base import (
     new_guest,
     persona,
     pick_hotel,
+    refund_determined,
     says_identity,
     short_date,
     stay,
@@ -87,6 +89,7 @@ def cancel_refund(ctx: ScenarioContext) -> Task:
             call("verify_guest_identity", **identity(guest)),
             call("cancel_booking", booking_id=bk["booking_id"], refund_percent=percent, reason=reason),
         ],
+        determined_by=refund_determined(),
     )
 
 
@@ -139,6 +142,7 @@ def cancel_quote(ctx: ScenarioContext) -> Task:
             ),
         ],
         communicate=[dollars(refund).lstrip("$")],
+        determined_by=refund_determined(),
     )
 
 
@@ -295,6 +299,10 @@ def add_extra(ctx: ScenarioContext) -> Task:
         user=spec,
         initial_patch=patch,
         gold_actions=[call("verify_guest_identity", **identity(guest)), add],
+        determined_by={
+            "booking_extras.extra": f"user (line 0): asks for {EXTRA_WORDS[extra]}",
+            "booking_extras.price_cents": EXTRA_PRICES,
+        },
     )
 
 
@@ -328,7 +336,10 @@ def new_booking(ctx: ScenarioContext) -> Task:
     elif corporate:
         ask += f", at the {account['company_name']} corporate rate; I travel for them."
     else:
-        ask += f". My friend works at {account['company_name']}; can I get their corporate rate?"
+        ask += (
+            f". My friend works at {account['company_name']}; can I get their corporate rate? If not, the "
+            "flexible public rate."
+        )
     total = s.total(plan, account["discount_pct"] if corporate else 0)
     return ctx.task(
         difficulty_tags=["new-booking", variant, f"{hotel.tier}-tier"],
@@ -370,4 +381,20 @@ def new_booking(ctx: ScenarioContext) -> Task:
                 **({"corporate_account_id": account["account_id"]} if corporate else {}),
             ),
         ],
+        determined_by=_booking_determined(variant, plan),
     )
+
+
+def _booking_determined(variant: str, plan: str) -> dict[str, str]:
+    """What fixes a new booking's rate plan, corporate link and price: the user's request, rules 10 and 14."""
+    said = {
+        "private": f"user (line 0): asks for the {plan.replace('_', '-')} rate",
+        "corporate": "policy 10: a traveler linked to the account books at its corporate rate (flexible)",
+        "not-linked": "user (line 0): asks for the flexible public rate if the corporate rate is refused "
+        "(policy 10: she is not linked to the account)",
+    }[variant]
+    price = f"{said}; that rate prices the stay (policy 14: the total is confirmed before booking)"
+    found = {"bookings.rate_plan": said, "bookings.room_total_cents": price, "payments.amount_cents": price}
+    if variant == "corporate":
+        found["bookings.corporate_account_id"] = said
+    return found

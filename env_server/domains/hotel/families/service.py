@@ -6,10 +6,12 @@ from datetime import date, timedelta
 
 from env_server.domain import ScenarioContext, ScenarioUnavailable
 from env_server.domains.hotel.families._base import (
+    EXTRA_PRICES,
     INVENTORY_LAST_NIGHT,
     MAIL_DOMAINS,
     MOODS,
     PHONE_PREFIXES,
+    TICKET_BOOKING,
     TODAY,
     Row,
     booking,
@@ -22,6 +24,7 @@ from env_server.domains.hotel.families._base import (
     merge,
     new_guest,
     persona,
+    refund_determined,
     says_identity,
     short_date,
     spoken_phone,
@@ -191,6 +194,10 @@ def goodwill(ctx: ScenarioContext) -> Task:
                 booking_id=bk["booking_id"],
             ),
         ],
+        determined_by={
+            "support_tickets.category": f'policy 12 + user (line 0): "{problem}" is a {category} problem',
+            "support_tickets.booking_id": TICKET_BOOKING,
+        },
     )
 
 
@@ -231,6 +238,7 @@ def contact_update(ctx: ScenarioContext) -> Task:
             call("verify_guest_identity", **identity(guest)),
             call("update_guest_contact", guest_id=guest["guest_id"], **args),
         ],
+        determined_by={f"guests.{k}": f"user (line 0): gives the new {k}" for k in args},
     )
 
 
@@ -404,4 +412,16 @@ def multi_request(ctx: ScenarioContext) -> Task:
             ),
             second_write,
         ],
+        determined_by={
+            **refund_determined(),
+            "guests.phone": "user (line 0): gives the new phone number",
+            **(
+                {
+                    "booking_extras.extra": f"user (line 0): asks to {second_ask}",
+                    "booking_extras.price_cents": EXTRA_PRICES,
+                }
+                if second_write["tool"] == "add_booking_extra"
+                else {}
+            ),
+        },
     )

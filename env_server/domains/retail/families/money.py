@@ -14,7 +14,16 @@ from env_server.domains.retail.families._policy import (
     TODAY,
     delay_credit,
 )
-from env_server.domains.retail.families._scene import Scene, action, cents, day, refusal, user
+from env_server.domains.retail.families._scene import (
+    DELAY_CREDIT,
+    PRICE_REFUND,
+    Scene,
+    action,
+    cents,
+    day,
+    refusal,
+    user,
+)
 from shared.tasks import Task
 
 
@@ -78,6 +87,7 @@ def delay_compensation(ctx: ScenarioContext) -> Task:
             description=f"A {cents(order.total_cents)} order {late} days late: {cents(credit)} credit.",
             gold_actions=[person.verify(), issue],
             communicate=[cents(credit)],
+            determined_by=DELAY_CREDIT,
             **fields,
         )
     # The decisive fact: the credit already given, the minimum total, or the minimum delay.
@@ -164,6 +174,7 @@ def price_protection(ctx: ScenarioContext) -> Task:
                 refund,
             ],
             communicate=[cents(amount)] if rng.random() < 0.5 else [],
+            determined_by=PRICE_REFUND,
             **fields,
         )
     # The decisive fact: the adjustment already made, the tier, or the 14-day limit.
@@ -213,6 +224,7 @@ def lost_parcel(ctx: ScenarioContext) -> Task:
     if in_stock:
         final = action("reship_order", order_id=order.id)
         outcome = "in stock, so the order is reshipped"
+        determined: dict[str, str] = {}
     elif amount > APPROVAL_LIMIT_CENTS:
         final = action(
             "create_approval_request",
@@ -222,6 +234,10 @@ def lost_parcel(ctx: ScenarioContext) -> Task:
             summary=f"Lost parcel, not in stock in {order.warehouse}; refund {cents(amount)} needs approval.",
         )
         outcome = f"out of stock and {cents(amount)} is above $1,000, so an approval request"
+        determined = {
+            "approval_requests.kind": "policy 8 + 13: the lost-parcel refund above $1,000 is held as a "
+            "request of kind refund"
+        }
     else:
         final = action(
             "issue_refund",
@@ -231,6 +247,10 @@ def lost_parcel(ctx: ScenarioContext) -> Task:
             reason="lost_package",
         )
         outcome = f"out of stock, so {cents(amount)} is refunded to the original payment"
+        determined = {
+            "refunds.reason": "policy 13: a lost parcel that cannot be reshipped is refunded with reason "
+            "lost_package"
+        }
     return ctx.task(
         difficulty_tags=["lost-parcel", "reship" if in_stock else "refund", "generated"],
         description=f"The carrier lost order {order.id}: {outcome}.",
@@ -250,4 +270,5 @@ def lost_parcel(ctx: ScenarioContext) -> Task:
         ),
         initial_patch=scene.initial_patch(),
         gold_actions=[person.verify(), final],
+        determined_by=determined,
     )

@@ -17,7 +17,9 @@ from env_server.domains.retail.families._policy import (
     delay_credit,
 )
 from env_server.domains.retail.families._scene import (
+    DELAY_CREDIT,
     RETURN_REASON_TEXT,
+    RETURN_RULE,
     Action,
     Person,
     PlacedOrder,
@@ -26,6 +28,7 @@ from env_server.domains.retail.families._scene import (
     cents,
     refusal,
     return_terms,
+    said_reason,
     user,
 )
 from shared.tasks import Task
@@ -37,6 +40,8 @@ CANCEL_TEXT: dict[str, tuple[str, ...]] = {
     "found_better_price": ("I found it cheaper at another shop", "another store has it for less"),
     "delivery_too_slow": ("the delivery takes too long for me", "I need it sooner than your delivery date"),
 }
+#: Rule 3 on the cancellation reason code.
+CANCEL_RULE = "policy 3: use the customer's reason"
 _RELATIONS = ("wife", "husband", "mother", "father", "son", "daughter", "colleague", "roommate")
 
 
@@ -87,6 +92,7 @@ def cancel_order(ctx: ScenarioContext) -> Task:
     else:
         order = _unshipped_order(scene, person, placed_on=TODAY - timedelta(rng.randint(0, 2)), status=status)
     cancel = action("cancel_order", order_id=order.id, reason=reason)
+    said = rng.choice(CANCEL_TEXT[reason])
     fields: dict[str, Any] = {
         "user": user(
             person,
@@ -95,7 +101,7 @@ def cancel_order(ctx: ScenarioContext) -> Task:
             unknown=["the order's shipping status"],
             instructions="If told it has shipped, accept returning it after delivery instead.",
             script=[
-                f"Hi, please cancel my order {order.id} - {rng.choice(CANCEL_TEXT[reason])}.",
+                f"Hi, please cancel my order {order.id} - {said}.",
                 person.identity_line(),
                 "Yes, cancel it please."
                 if status != "shipped"
@@ -115,6 +121,7 @@ def cancel_order(ctx: ScenarioContext) -> Task:
         difficulty_tags=["cancellation", "generated"],
         description=f"Cancel a {status} order ({reason}); the tool refunds {cents(order.total_cents)}.",
         gold_actions=[person.verify(), cancel],
+        determined_by=said_reason("orders.cancel_reason", CANCEL_RULE, said, reason),
         **fields,
     )
 
@@ -280,6 +287,7 @@ def multi_step(ctx: ScenarioContext) -> Task:
     parts = rng.sample(("cancel", "address", "return", "delay"), k=rng.choices((3, 4), weights=(4, 1))[0])
     asks: list[str] = []
     writes: list[Action] = []
+    determined: dict[str, str] = {}
     late_order: PlacedOrder | None = None
     if "delay" in parts:
         late, since = rng.randint(3, 9), rng.randint(2, TIER[person.tier].return_window_days)
@@ -303,6 +311,7 @@ def multi_step(ctx: ScenarioContext) -> Task:
                 order_id=late_order.id,
             )
         )
+        determined |= DELAY_CREDIT
     if "return" in parts:
         if late_order is not None and rng.random() < 0.5:
             order = late_order
@@ -313,10 +322,9 @@ def multi_step(ctx: ScenarioContext) -> Task:
         line = order.lines[0]
         reason = rng.choice(("changed_mind", "defective", "wrong_item"))
         waived, _ = return_terms(person, line, 1, reason)
-        asks.append(
-            f"I want to return the {line.product['name']} from order {order.id}: "
-            f"{rng.choice(RETURN_REASON_TEXT[reason])}."
-        )
+        said = rng.choice(RETURN_REASON_TEXT[reason])
+        asks.append(f"I want to return the {line.product['name']} from order {order.id}: {said}.")
+        determined |= said_reason("returns.reason", RETURN_RULE, said, reason)
         writes.append(
             action(
                 "create_return",
@@ -331,7 +339,9 @@ def multi_step(ctx: ScenarioContext) -> Task:
     if "cancel" in parts:
         order = _unshipped_order(scene, person, placed_on=TODAY - timedelta(rng.randint(0, 1)))
         reason = rng.choice(tuple(CANCEL_TEXT))
-        asks.append(f"please cancel order {order.id}, {rng.choice(CANCEL_TEXT[reason])}.")
+        said = rng.choice(CANCEL_TEXT[reason])
+        asks.append(f"please cancel order {order.id}, {said}.")
+        determined |= said_reason("orders.cancel_reason", CANCEL_RULE, said, reason)
         writes.append(action("cancel_order", order_id=order.id, reason=reason))
     if "address" in parts:
         new = scene.address(near=person)
@@ -367,4 +377,5 @@ def multi_step(ctx: ScenarioContext) -> Task:
         ),
         initial_patch=scene.initial_patch(),
         gold_actions=[person.verify(), *writes],
+        determined_by=determined,
     )

@@ -8,7 +8,9 @@ from env_server.domain import ScenarioContext
 from env_server.domains.retail.catalog import RETURN_FEE_CENTS
 from env_server.domains.retail.families._policy import APPROVAL_LIMIT_CENTS, TIER, TODAY, fee_waived
 from env_server.domains.retail.families._scene import (
+    RETURN_HOLD,
     RETURN_REASON_TEXT,
+    RETURN_RULE,
     Line,
     Person,
     PlacedOrder,
@@ -18,6 +20,7 @@ from env_server.domains.retail.families._scene import (
     day,
     refusal,
     return_terms,
+    said_reason,
     user,
 )
 from shared.tasks import Task
@@ -112,6 +115,7 @@ def return_fee(ctx: ScenarioContext) -> Task:
             _create_return(order, line, returned, reason, waived),
         ],
         communicate=[cents(refund)] if tell else [],
+        determined_by=said_reason("returns.reason", RETURN_RULE, said, reason),
     )
 
 
@@ -161,6 +165,7 @@ def return_window(ctx: ScenarioContext) -> Task:
             description=f"Return on day {since} after delivery, the last day of the {window}-day "
             f"{TIER[person.tier].name} window: accepted, refund {cents(refund)}.",
             gold_actions=[person.verify(), create],
+            determined_by=said_reason("returns.reason", RETURN_RULE, said, reason),
             **fields,
         )
     why = "the item is final sale" if final_sale else f"day {since} is past the {window}-day window"
@@ -227,5 +232,6 @@ def return_approval(ctx: ScenarioContext) -> Task:
         ),
         initial_patch=scene.initial_patch(),
         gold_actions=[person.verify(), final],
+        determined_by=RETURN_HOLD if hold else said_reason("returns.reason", RETURN_RULE, said, reason),
         communicate=["supervisor"] if hold and rng.random() < 0.5 else [],
     )
