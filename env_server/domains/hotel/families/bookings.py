@@ -204,7 +204,9 @@ def change_booking(ctx: ScenarioContext) -> Task:
         [
             f"Hi, could you {ask}?",
             says_identity(guest),
-            "Yes, that's fine, please make the change.",
+            "Oh, I see. I'll keep the booking as it is then."
+            if plan == "non_refundable"
+            else "Yes, that's fine, please make the change.",
             "Thank you, that's all.",
         ],
         known(guest, booking_id=bk["booking_id"]),
@@ -391,7 +393,7 @@ def _booking_determined(variant: str, plan: str) -> dict[str, str]:
         "private": f"user (line 0): asks for the {plan.replace('_', '-')} rate",
         "corporate": "policy 10: a traveler linked to the account books at its corporate rate (flexible)",
         "not-linked": "user (line 0): asks for the flexible public rate if the corporate rate is refused "
-        "(policy 10: she is not linked to the account)",
+        "(policy 10: the guest is not linked to the account)",
     }[variant]
     price = f"{said}; that rate prices the stay (policy 14: the total is confirmed before booking)"
     found = {"bookings.rate_plan": said, "bookings.room_total_cents": price, "payments.amount_cents": price}
