@@ -145,6 +145,27 @@ def persona(guest: Row, who: str) -> str:
     return f"{guest['first_name']} {guest['last_name']}, a {guest['loyalty_tier']} member; {who}"
 
 
+# -- what fixes the gold's values (a task's `determined_by`) -------------------------------------------
+
+#: The refund share of a cancellation (and so the refund payment, or its absence).
+REFUND_RULES = (
+    "policy 4-7: the refund share follows the hotel tier, the days before check-in, the rate plan and the "
+    "guest's loyalty tier"
+)
+#: The price of an extra, once the user has named it.
+EXTRA_PRICES = (
+    "policy 11: the price of the extra the user asks for (breakfast $25 per adult per night, parking $20 per "
+    "night, late check-out $40), complimentary only as rule 11 says"
+)
+#: The ticket of a reported problem.
+TICKET_BOOKING = "policy 12: the ticket is linked to the booking the problem is about"
+
+
+def refund_determined() -> dict[str, str]:
+    """`determined_by` of a cancellation: its refund row (amount, or none at 0%) follows rules 4 to 7."""
+    return {"payments.amount_cents": REFUND_RULES}
+
+
 MOODS = ("friendly", "brisk", "polite", "a little stressed", "chatty", "to the point", "formal")
 
 

@@ -169,8 +169,8 @@ def seed_slice(ctx: ScenarioContext) -> Task:
         city = rng.choice(sorted({h["city"] for h in hotels}))
         first, after = _month(month)
         question = (
-            f"How many bookings with check-in in {MONTHS[month]} 2026 are now {status.replace('_', '-')} "
-            "at each "
+            f"How many bookings with a check-in date in {MONTHS[month]} 2026 are now "
+            f"{status.replace('_', '-')} at each "
             f"of our {city} hotels?"
         )
         shape = "Each hotel name with its count; hotels with none can be left out."
@@ -208,7 +208,7 @@ def seed_slice(ctx: ScenarioContext) -> Task:
         month = rng.choice(tuple(MONTHS))
         first, after = _month(month)
         question = (
-            f"How many distinct {loyalty} members have a booking (any status) with check-in in "
+            f"How many distinct {loyalty} members have a booking (any status) with a check-in date in "
             f"{MONTHS[month]} "
             "2026, per hotel tier?"
         )
@@ -223,7 +223,7 @@ def seed_slice(ctx: ScenarioContext) -> Task:
         month = rng.choice(tuple(MONTHS))
         first, after = _month(month)
         question = (
-            f"How many bookings checking in in {MONTHS[month]} 2026 have a room total of at least "
+            f"How many bookings with a check-in date in {MONTHS[month]} 2026 have a room total of at least "
             f"${floor:,}, and what are they worth together, per city?"
         )
         shape = (

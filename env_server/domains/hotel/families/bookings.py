@@ -6,6 +6,7 @@ from datetime import timedelta
 
 from env_server.domain import ScenarioContext, ScenarioUnavailable
 from env_server.domains.hotel.families._base import (
+    EXTRA_PRICES,
     INVENTORY_LAST_NIGHT,
     MOODS,
     booking,
@@ -24,6 +25,7 @@ from env_server.domains.hotel.families._base import (
     new_guest,
     persona,
     pick_hotel,
+    refund_determined,
     says_identity,
     short_date,
     stay,
@@ -70,7 +72,12 @@ def cancel_refund(ctx: ScenarioContext) -> Task:
         user=user(
             persona(guest, rng.choice(MOODS)),
             f"Cancel booking {bk['booking_id']} and get whatever refund applies",
-            [opening, says_identity(guest), "Understood, please go ahead and cancel it."],
+            [
+                opening,
+                says_identity(guest),
+                "Understood. Yes, please go ahead and cancel it.",
+                "Thank you, that's all.",
+            ],
             known(guest, booking_id=bk["booking_id"]),
             unknown=["the refund amount", "the cancellation rules"],
             instructions="Give your details when asked. Accept the refund the agent states and confirm.",
@@ -82,6 +89,7 @@ def cancel_refund(ctx: ScenarioContext) -> Task:
             call("verify_guest_identity", **identity(guest)),
             call("cancel_booking", booking_id=bk["booking_id"], refund_percent=percent, reason=reason),
         ],
+        determined_by=refund_determined(),
     )
 
 
@@ -113,7 +121,8 @@ def cancel_quote(ctx: ScenarioContext) -> Task:
                 "get "
                 "back exactly?",
                 says_identity(guest),
-                "OK, that works for me. Please cancel it.",
+                "OK, that works for me. Yes, please cancel it.",
+                "Thank you, that's all.",
             ],
             known(guest, booking_id=bk["booking_id"]),
             unknown=["the refund amount"],
@@ -133,6 +142,7 @@ def cancel_quote(ctx: ScenarioContext) -> Task:
             ),
         ],
         communicate=[dollars(refund).lstrip("$")],
+        determined_by=refund_determined(),
     )
 
 
@@ -191,7 +201,14 @@ def change_booking(ctx: ScenarioContext) -> Task:
     spec = user(
         persona(guest, rng.choice(MOODS)),
         ask[0].upper() + ask[1:],
-        [f"Hi, could you {ask}?", says_identity(guest), "Yes, that's fine, please make the change."],
+        [
+            f"Hi, could you {ask}?",
+            says_identity(guest),
+            "Oh, I see. I'll keep the booking as it is then."
+            if plan == "non_refundable"
+            else "Yes, that's fine, please make the change.",
+            "Thank you, that's all.",
+        ],
         known(guest, booking_id=bk["booking_id"]),
         unknown=["the new price", "the change rules"],
         instructions="Accept any price difference and fee the agent states. If the change is not allowed, "
@@ -206,6 +223,7 @@ def change_booking(ctx: ScenarioContext) -> Task:
             initial_patch=merge(hotel.patch, base),
             gold_actions=[call("get_booking", booking_id=bk["booking_id"])],
             wrong_actions=[call("verify_guest_identity", **identity(guest)), change],
+            communicate=["non-refundable"],
         )
     return ctx.task(
         difficulty_tags=tags,
@@ -252,7 +270,8 @@ def add_extra(ctx: ScenarioContext) -> Task:
             says_identity(guest),
             f"No, I won't pay {dollars(price)} for that, leave it."
             if only_if_free
-            else "Great, please add it.",
+            else "Great, yes, please add it.",
+            "Thank you, that's all.",
         ],
         known(guest, booking_id=bk["booking_id"]),
         unknown=["the price of the extra", "the loyalty perks"],
@@ -273,6 +292,7 @@ def add_extra(ctx: ScenarioContext) -> Task:
                 call("verify_guest_identity", **identity(guest)),
                 call("add_booking_extra", booking_id=bk["booking_id"], extra=extra, complimentary=True),
             ],
+            communicate=[dollars(price)],
         )
     return ctx.task(
         difficulty_tags=["extras", "loyalty-perk", f"{guest['loyalty_tier']}-member"],
@@ -281,6 +301,10 @@ def add_extra(ctx: ScenarioContext) -> Task:
         user=spec,
         initial_patch=patch,
         gold_actions=[call("verify_guest_identity", **identity(guest)), add],
+        determined_by={
+            "booking_extras.extra": f"user (line 0): asks for {EXTRA_WORDS[extra]}",
+            "booking_extras.price_cents": EXTRA_PRICES,
+        },
     )
 
 
@@ -314,7 +338,10 @@ def new_booking(ctx: ScenarioContext) -> Task:
     elif corporate:
         ask += f", at the {account['company_name']} corporate rate; I travel for them."
     else:
-        ask += f". My friend works at {account['company_name']}; can I get their corporate rate?"
+        ask += (
+            f". My friend works at {account['company_name']}; can I get their corporate rate? If not, the "
+            "flexible public rate."
+        )
     total = s.total(plan, account["discount_pct"] if corporate else 0)
     return ctx.task(
         difficulty_tags=["new-booking", variant, f"{hotel.tier}-tier"],
@@ -328,6 +355,7 @@ def new_booking(ctx: ScenarioContext) -> Task:
                 ask,
                 says_identity(guest) + ("" if corporate else f" Charge my {card['label']}."),
                 "Yes, please book it.",
+                "Thank you, that's all.",
             ],
             known(guest, card=card["label"]),
             unknown=["the room type ID", "the price"],
@@ -355,4 +383,20 @@ def new_booking(ctx: ScenarioContext) -> Task:
                 **({"corporate_account_id": account["account_id"]} if corporate else {}),
             ),
         ],
+        determined_by=_booking_determined(variant, plan),
     )
+
+
+def _booking_determined(variant: str, plan: str) -> dict[str, str]:
+    """What fixes a new booking's rate plan, corporate link and price: the user's request, rules 10 and 14."""
+    said = {
+        "private": f"user (line 0): asks for the {plan.replace('_', '-')} rate",
+        "corporate": "policy 10: a traveler linked to the account books at its corporate rate (flexible)",
+        "not-linked": "user (line 0): asks for the flexible public rate if the corporate rate is refused "
+        "(policy 10: the guest is not linked to the account)",
+    }[variant]
+    price = f"{said}; that rate prices the stay (policy 14: the total is confirmed before booking)"
+    found = {"bookings.rate_plan": said, "bookings.room_total_cents": price, "payments.amount_cents": price}
+    if variant == "corporate":
+        found["bookings.corporate_account_id"] = said
+    return found

@@ -28,6 +28,7 @@ from env_server.domains.hotel.families._base import (
     new_account,
     new_guest,
     pick_hotel,
+    refund_determined,
     says_identity,
     short_date,
     stay,
@@ -124,6 +125,17 @@ def approval_request(c: CorporateBooking, requester: Row) -> Row:
     )
 
 
+def approval_determined(c: CorporateBooking) -> dict[str, str]:
+    """What fixes the filed request: the change the user asked for (rule 9: exactly that change)."""
+    said = f"policy 9 (describe exactly the change asked for); user (line 0): asks to {c.asked}"
+    return {"approval_requests.change_type": said, **{f"approval_requests.{k}": said for k in c.details}}
+
+
+def direct_determined(c: CorporateBooking) -> dict[str, str]:
+    """What fixes a direct change under the threshold: a cancellation's refund follows rules 4 to 7."""
+    return refund_determined() if c.change_type == "cancel" else {}
+
+
 def direct_change(c: CorporateBooking) -> Row:
     """The change made directly, as rules 5 to 8 set it for the guest who stays."""
     bk, tier = c.booking, c.hotel.tier
@@ -175,7 +187,7 @@ def corporate_change(ctx: ScenarioContext) -> Task:
         f"{requester['first_name']} {requester['last_name']}, "
         f"{'travel coordinator' if by_coordinator else 'a traveler'} at {c.account['company_name']}; busy",
         f"Get booking {bk['booking_id']} changed: {c.asked}",
-        [opening, says_identity(requester), "Fine, go ahead."],
+        [opening, says_identity(requester), "Fine, yes, go ahead.", "Thank you, that's all."],
         known(requester, booking_id=bk["booking_id"], company=c.account["company_name"]),
         unknown=["the approval rules", "the price"],
         instructions="Accept an approval hold if it is explained; otherwise confirm the change.",
@@ -190,12 +202,14 @@ def corporate_change(ctx: ScenarioContext) -> Task:
             description=f"A {c.change_type} on a {total} corporate booking: file it for approval only.",
             gold_actions=[verify, approval_request(c, requester)],
             wrong_actions=[verify, direct_change(c)],
+            determined_by=approval_determined(c),
             **common,
         )
     return ctx.task(
         difficulty_tags=["corporate", "under-threshold", c.change_type, role],
         description=f"A {c.change_type} on a {total} corporate booking, under the threshold: make it.",
         gold_actions=[verify, direct_change(c)],
+        determined_by=direct_determined(c),
         **common,
     )
 
@@ -238,7 +252,10 @@ def approval_on_file(ctx: ScenarioContext) -> Task:
                 else f"my earlier request was turned down, but now I need you to {c.asked}."
             ),
             says_identity(traveler),
-            "OK, I'll wait for the manager then.",
+            "OK, I'll wait for the manager then."
+            if pending
+            else "OK, yes, please file it. I'll wait for the manager then.",
+            "Thank you, that's all.",
         ],
         known(traveler, booking_id=bk["booking_id"], company=c.account["company_name"]),
         unknown=["the status of the approval request"],
@@ -263,4 +280,5 @@ def approval_on_file(ctx: ScenarioContext) -> Task:
         initial_patch=patch,
         gold_actions=[verify, approval_request(c, traveler)],
         wrong_actions=[verify, direct_change(c)],
+        determined_by=approval_determined(c),
     )

@@ -6,10 +6,12 @@ from datetime import date, timedelta
 
 from env_server.domain import ScenarioContext, ScenarioUnavailable
 from env_server.domains.hotel.families._base import (
+    EXTRA_PRICES,
     INVENTORY_LAST_NIGHT,
     MAIL_DOMAINS,
     MOODS,
     PHONE_PREFIXES,
+    TICKET_BOOKING,
     TODAY,
     Row,
     booking,
@@ -22,6 +24,7 @@ from env_server.domains.hotel.families._base import (
     merge,
     new_guest,
     persona,
+    refund_determined,
     says_identity,
     short_date,
     spoken_phone,
@@ -103,6 +106,9 @@ def goodwill(ctx: ScenarioContext) -> Task:
             }
         )
     points = goodwill_points(category, guest["loyalty_tier"]) if in_window and not awards else 0
+    # What the agent must say when the stay earns nothing: the earlier award, the 30-day window, or the
+    # category that earns no points.
+    decisive = "1,000" if awards else "30" if not in_window else category
     why_not = (
         "the stay was already compensated"
         if awards
@@ -124,7 +130,8 @@ def goodwill(ctx: ScenarioContext) -> Task:
                 f"Hello, {when} at {hotel.row['name']}, booking {bk['booking_id']}. {problem} The front desk "
                 f"logged it as ticket {ticket['ticket_id']}. What can you do for me?",
                 says_identity(guest),
-                "Thank you." if points else "I see. Well, thanks for explaining.",
+                "Yes, please. Thank you." if points else "I see. Well, thanks for explaining.",
+                "Thank you, that's all.",
             ],
             known(guest, booking_id=bk["booking_id"], ticket_id=ticket["ticket_id"]),
             unknown=["the goodwill rules"],
@@ -155,6 +162,7 @@ def goodwill(ctx: ScenarioContext) -> Task:
                 verify,
                 call("award_goodwill_points", ticket_id=ticket["ticket_id"], points=wrong_points),
             ],
+            communicate=[decisive],
         )
     spec = user(
         persona(guest, rng.choice(MOODS)),
@@ -163,7 +171,8 @@ def goodwill(ctx: ScenarioContext) -> Task:
             f"Hi, {when} at {hotel.row['name']}, booking {bk['booking_id']}. {problem} "
             "I want this on record.",
             says_identity(guest),
-            "OK, thanks for logging it.",
+            "Yes, please log it. Thanks.",
+            "Thank you, that's all.",
         ],
         known(guest, booking_id=bk["booking_id"]),
         unknown=["the goodwill rules"],
@@ -185,6 +194,10 @@ def goodwill(ctx: ScenarioContext) -> Task:
                 booking_id=bk["booking_id"],
             ),
         ],
+        determined_by={
+            "support_tickets.category": f'policy 12 + user (line 0): "{problem}" is a {category} problem',
+            "support_tickets.booking_id": TICKET_BOOKING,
+        },
     )
 
 
@@ -214,6 +227,7 @@ def contact_update(ctx: ScenarioContext) -> Task:
                 f"Hi, please update my profile: {' and '.join(asks)}. My current email is {guest['email']}.",
                 says_identity(guest),
                 "Yes, that's right, thank you.",
+                "Thank you, that's all.",
             ],
             known(guest, **args),
             instructions="Give your details when asked and confirm the new contact details.",
@@ -224,6 +238,7 @@ def contact_update(ctx: ScenarioContext) -> Task:
             call("verify_guest_identity", **identity(guest)),
             call("update_guest_contact", guest_id=guest["guest_id"], **args),
         ],
+        determined_by={f"guests.{k}": f"user (line 0): gives the new {k}" for k in args},
     )
 
 
@@ -303,6 +318,10 @@ def proxy_refusal(ctx: ScenarioContext) -> Task:
         ),
         gold_actions=[call("get_booking", booking_id=bk["booking_id"])],
         wrong_actions=[call("verify_guest_identity", **identity(guest)), write],
+        rubric=[
+            f"Did the agent decline the request to {asked} (booking {bk['booking_id']}) because only {name}, "
+            "the guest, can be verified and act on the booking, not someone calling for them?"
+        ],
     )
 
 
@@ -365,6 +384,7 @@ def multi_request(ctx: ScenarioContext) -> Task:
                 f"at {hotel.row['name']}; and {second_ask}. My email is {guest['email']}.",
                 says_identity(guest),
                 "Yes, please do all of that.",
+                "Thank you, that's all.",
             ],
             known(guest, new_phone=phone, booking_to_cancel=a["booking_id"], other_booking=b["booking_id"]),
             unknown=["the refund", "the prices"],
@@ -392,4 +412,16 @@ def multi_request(ctx: ScenarioContext) -> Task:
             ),
             second_write,
         ],
+        determined_by={
+            **refund_determined(),
+            "guests.phone": "user (line 0): gives the new phone number",
+            **(
+                {
+                    "booking_extras.extra": f"user (line 0): asks to {second_ask}",
+                    "booking_extras.price_cents": EXTRA_PRICES,
+                }
+                if second_write["tool"] == "add_booking_extra"
+                else {}
+            ),
+        },
     )

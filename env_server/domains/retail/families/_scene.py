@@ -377,19 +377,49 @@ def action(tool: str, **args: Any) -> Action:
     return {"tool": tool, "args": args}
 
 
-def refusal(person: Person, order: PlacedOrder, wrong: Action, tag: str) -> dict[str, Any]:
+#: What fixes the values policy rules name outright (a task's `determined_by`).
+DELAY_CREDIT = {
+    "store_credits.reason": "policy 9: delay compensation is issued with reason delay_compensation (never "
+    "goodwill)"
+}
+PRICE_REFUND = {
+    "refunds.reason": "policy 10: price protection is refunded with reason price_adjustment",
+    "refunds.order_item_id": "policy 10: price protection is refunded with the order line",
+}
+RETURN_HOLD = {
+    "approval_requests.kind": "policy 8: a return whose refund is above $1,000 is held as a request of kind "
+    "return",
+    "approval_requests.order_item_id": "policy 8: a return's approval request names the order line",
+}
+
+
+#: Rule 6 on the return reason code (which also decides the fee).
+RETURN_RULE = "policy 6: the return reason (it decides the fee)"
+
+
+def said_reason(column: str, rule: str, said: str, code: str) -> dict[str, str]:
+    """`determined_by` of a reason code fixed by the customer's words ("I changed my mind": changed_mind)."""
+    return {column: f'{rule}; user (line 0): "{said}" ({code})'}
+
+
+def refusal(person: Person, order: PlacedOrder, wrong: Action, tag: str, tell: str) -> dict[str, Any]:
     """The task fields of a refusal: looking the order up changes nothing; verifying and doing `wrong` fails.
+
+    A refusal changes nothing, so only what the agent says tells it from doing nothing: `tell` is the
+    decisive fact of the refusal, which the agent must give.
 
     Args:
         person: the customer asking.
         order: the order asked about.
         wrong: the write the policy refuses.
         tag: the difficulty tag of the refused request, e.g. "price-protection".
+        tell: the `communicate` item: an amount, date or count, or a single term such as "shipped".
     """
     return {
-        "difficulty_tags": ["refusal", tag, "generated"],
+        "difficulty_tags": ["refusal", tag, "communicate", "generated"],
         "gold_actions": [action("get_order", order_id=order.id)],
         "wrong_actions": [person.verify(), wrong],
+        "communicate": [tell],
     }
 
 

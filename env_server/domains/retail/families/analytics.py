@@ -38,7 +38,7 @@ def shop_report(ctx: ScenarioContext) -> Task:
     start = _HISTORY_START + timedelta(days=rng.randint(0, (TODAY - _HISTORY_START).days - length - 1))
     end = start + timedelta(days=length - 1)
     lo, hi = f"'{start.isoformat()}'", f"'{(end + timedelta(days=1)).isoformat()}'"
-    span = f"from {day(start)} to {day(end)}, 2026 (both days included)"
+    span = f"from {day(start)} to {day(end)}, 2026 inclusive (both days count)"
     tables = ctx.seed_tables
     kind = rng.choice(("orders", "refunds", "units", "deliveries"))
     if kind == "orders":

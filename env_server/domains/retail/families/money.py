@@ -14,7 +14,16 @@ from env_server.domains.retail.families._policy import (
     TODAY,
     delay_credit,
 )
-from env_server.domains.retail.families._scene import Scene, action, cents, day, refusal, user
+from env_server.domains.retail.families._scene import (
+    DELAY_CREDIT,
+    PRICE_REFUND,
+    Scene,
+    action,
+    cents,
+    day,
+    refusal,
+    user,
+)
 from shared.tasks import Task
 
 
@@ -66,7 +75,8 @@ def delay_compensation(ctx: ScenarioContext) -> Task:
             script=[
                 f"Hi, my order {order.id} {arrival}. Do I get any compensation for that?",
                 person.identity_line(),
-                "Okay, thanks." if not eligible else "Store credit works, thank you.",
+                "Okay, thanks." if not eligible else "Yes, store credit works, thank you.",
+                "Thanks, that's all for today.",
             ],
         ),
         "initial_patch": scene.initial_patch(),
@@ -77,8 +87,17 @@ def delay_compensation(ctx: ScenarioContext) -> Task:
             description=f"A {cents(order.total_cents)} order {late} days late: {cents(credit)} credit.",
             gold_actions=[person.verify(), issue],
             communicate=[cents(credit)],
+            determined_by=DELAY_CREDIT,
             **fields,
         )
+    # The decisive fact: the credit already given, the minimum total, or the minimum delay.
+    tell = (
+        cents(credit)
+        if already
+        else cents(DELAY_MIN_TOTAL_CENTS)
+        if order.total_cents < DELAY_MIN_TOTAL_CENTS
+        else str(DELAY_MIN_DAYS)
+    )
     why = (
         "already compensated"
         if already
@@ -88,7 +107,7 @@ def delay_compensation(ctx: ScenarioContext) -> Task:
     )
     return ctx.task(
         description=f"Late-delivery compensation asked for a {cents(order.total_cents)} order: none, {why}.",
-        **refusal(person, order, issue, "delay-compensation"),
+        **refusal(person, order, issue, "delay-compensation", tell),
         **fields,
     )
 
@@ -139,7 +158,8 @@ def price_protection(ctx: ScenarioContext) -> Task:
                 f"Hi, I bought the {product['name']} for {paid} (order {order.id}) and now it's "
                 f"{cents(product['price_cents'])} on your site. Can I get the difference back?{ask}",
                 person.identity_line(),
-                "Alright, thanks.",
+                "Yes, alright, please go ahead. Thanks." if eligible else "Alright, thanks.",
+                "Thanks, that's all for today.",
             ],
         ),
         "initial_patch": scene.initial_patch(),
@@ -154,8 +174,11 @@ def price_protection(ctx: ScenarioContext) -> Task:
                 refund,
             ],
             communicate=[cents(amount)] if rng.random() < 0.5 else [],
+            determined_by=PRICE_REFUND,
             **fields,
         )
+    # The decisive fact: the adjustment already made, the tier, or the 14-day limit.
+    tell = cents(amount) if already else TIER[person.tier].name if not covered else str(PRICE_PROTECTION_DAYS)
     why = (
         "already adjusted"
         if already
@@ -165,7 +188,7 @@ def price_protection(ctx: ScenarioContext) -> Task:
     )
     return ctx.task(
         description=f"Price difference of {cents(amount)} asked: refuse, {why}.",
-        **refusal(person, order, refund, "price-protection"),
+        **refusal(person, order, refund, "price-protection", tell),
         **fields,
     )
 
@@ -201,6 +224,7 @@ def lost_parcel(ctx: ScenarioContext) -> Task:
     if in_stock:
         final = action("reship_order", order_id=order.id)
         outcome = "in stock, so the order is reshipped"
+        determined: dict[str, str] = {}
     elif amount > APPROVAL_LIMIT_CENTS:
         final = action(
             "create_approval_request",
@@ -210,6 +234,10 @@ def lost_parcel(ctx: ScenarioContext) -> Task:
             summary=f"Lost parcel, not in stock in {order.warehouse}; refund {cents(amount)} needs approval.",
         )
         outcome = f"out of stock and {cents(amount)} is above $1,000, so an approval request"
+        determined = {
+            "approval_requests.kind": "policy 8 + 13: the lost-parcel refund above $1,000 is held as a "
+            "request of kind refund"
+        }
     else:
         final = action(
             "issue_refund",
@@ -219,6 +247,10 @@ def lost_parcel(ctx: ScenarioContext) -> Task:
             reason="lost_package",
         )
         outcome = f"out of stock, so {cents(amount)} is refunded to the original payment"
+        determined = {
+            "refunds.reason": "policy 13: a lost parcel that cannot be reshipped is refunded with reason "
+            "lost_package"
+        }
     return ctx.task(
         difficulty_tags=["lost-parcel", "reship" if in_stock else "refund", "generated"],
         description=f"The carrier lost order {order.id}: {outcome}.",
@@ -232,9 +264,11 @@ def lost_parcel(ctx: ScenarioContext) -> Task:
             script=[
                 f"Hi, the carrier says my parcel for order {order.id} is lost. I'd like my money back.{wish}",
                 person.identity_line(),
-                "Fine, go ahead with what you can do.",
+                "Fine, yes, go ahead with what you can do.",
+                "Thanks, that's all for today.",
             ],
         ),
         initial_patch=scene.initial_patch(),
         gold_actions=[person.verify(), final],
+        determined_by=determined,
     )

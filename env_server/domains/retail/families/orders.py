@@ -17,7 +17,9 @@ from env_server.domains.retail.families._policy import (
     delay_credit,
 )
 from env_server.domains.retail.families._scene import (
+    DELAY_CREDIT,
     RETURN_REASON_TEXT,
+    RETURN_RULE,
     Action,
     Person,
     PlacedOrder,
@@ -26,6 +28,7 @@ from env_server.domains.retail.families._scene import (
     cents,
     refusal,
     return_terms,
+    said_reason,
     user,
 )
 from shared.tasks import Task
@@ -37,6 +40,8 @@ CANCEL_TEXT: dict[str, tuple[str, ...]] = {
     "found_better_price": ("I found it cheaper at another shop", "another store has it for less"),
     "delivery_too_slow": ("the delivery takes too long for me", "I need it sooner than your delivery date"),
 }
+#: Rule 3 on the cancellation reason code.
+CANCEL_RULE = "policy 3: use the customer's reason"
 _RELATIONS = ("wife", "husband", "mother", "father", "son", "daughter", "colleague", "roommate")
 
 
@@ -87,6 +92,7 @@ def cancel_order(ctx: ScenarioContext) -> Task:
     else:
         order = _unshipped_order(scene, person, placed_on=TODAY - timedelta(rng.randint(0, 2)), status=status)
     cancel = action("cancel_order", order_id=order.id, reason=reason)
+    said = rng.choice(CANCEL_TEXT[reason])
     fields: dict[str, Any] = {
         "user": user(
             person,
@@ -95,11 +101,12 @@ def cancel_order(ctx: ScenarioContext) -> Task:
             unknown=["the order's shipping status"],
             instructions="If told it has shipped, accept returning it after delivery instead.",
             script=[
-                f"Hi, please cancel my order {order.id} - {rng.choice(CANCEL_TEXT[reason])}.",
+                f"Hi, please cancel my order {order.id} - {said}.",
                 person.identity_line(),
                 "Yes, cancel it please."
                 if status != "shipped"
                 else "Oh. Okay, I'll return it once it arrives.",
+                "Thanks, that's all for today.",
             ],
         ),
         "initial_patch": scene.initial_patch(),
@@ -107,13 +114,14 @@ def cancel_order(ctx: ScenarioContext) -> Task:
     if status == "shipped":
         return ctx.task(
             description="Cancellation of an order already in transit: refuse (a return is possible later).",
-            **refusal(person, order, cancel, "cancellation"),
+            **refusal(person, order, cancel, "cancellation", "shipped"),
             **fields,
         )
     return ctx.task(
         difficulty_tags=["cancellation", "generated"],
         description=f"Cancel a {status} order ({reason}); the tool refunds {cents(order.total_cents)}.",
         gold_actions=[person.verify(), cancel],
+        determined_by=said_reason("orders.cancel_reason", CANCEL_RULE, said, reason),
         **fields,
     )
 
@@ -160,6 +168,10 @@ def address_change(ctx: ScenarioContext) -> Task:
             },
             initial_patch=scene.initial_patch(),
             wrong_actions=[person.verify(), update],
+            rubric=[
+                f"Did the agent decline to change order {order.id} because the caller is not the account "
+                f"holder, and ask {person.first_name} to contact support themselves?"
+            ],
         )
     script = [f"Hi, can you change the shipping address of order {order.id} to {where}?"]
     if variant == "retry":
@@ -184,7 +196,7 @@ def address_change(ctx: ScenarioContext) -> Task:
             instructions="Give your old zip first; when told it does not match, give the new one."
             if variant == "retry"
             else "Confirm the change when asked.",
-            script=[*script, "Yes, that's right."],
+            script=[*script, "Yes, that's right.", "Thanks, that's all for today."],
         ),
         initial_patch=scene.initial_patch(),
         gold_actions=[person.verify(), update],
@@ -216,6 +228,17 @@ def promo_code(ctx: ScenarioContext) -> Task:
         "the tier is too low": min_tier is None or TIER[person.tier].rank >= TIER[min_tier].rank,
     }
     failed = [why for why, ok in checks.items() if not ok]
+    # The decisive fact of each failed condition, in the order of `checks`: what the agent must say.
+    placed = placed_on.isoformat()
+    facts = {
+        "the order has shipped": "shipped",
+        f"the order is {age} days old": str(PROMO_MAX_AGE_DAYS),
+        "the code was not valid that day": promo["valid_until"]
+        if placed > promo["valid_until"]
+        else promo["valid_from"],
+        "the subtotal is below the minimum": cents(promo["min_subtotal_cents"] or 0),
+        "the tier is too low": TIER[min_tier].name if min_tier is not None else "",
+    }
     if promo["percent_off"] is not None:
         discount = order.subtotal_cents * promo["percent_off"] // 100
     else:
@@ -232,7 +255,8 @@ def promo_code(ctx: ScenarioContext) -> Task:
             script=[
                 f"Hi, I forgot to enter the code {code} on order {order.id}. Can you still apply it?",
                 person.identity_line(),
-                "Great, thanks!" if not failed else "Oh well, never mind then.",
+                "Yes please, great, thanks!" if not failed else "Oh well, never mind then.",
+                "Thanks, that's all for today.",
             ],
         ),
         "initial_patch": scene.initial_patch(),
@@ -250,6 +274,7 @@ def promo_code(ctx: ScenarioContext) -> Task:
         description=f"Apply {code} after checkout: refuse, {failed[0]}.",
         gold_actions=[action("get_promotion", code=code), action("get_order", order_id=order.id)],
         wrong_actions=[person.verify(), apply],
+        communicate=[facts[failed[0]]],
         **fields,
     )
 
@@ -262,6 +287,7 @@ def multi_step(ctx: ScenarioContext) -> Task:
     parts = rng.sample(("cancel", "address", "return", "delay"), k=rng.choices((3, 4), weights=(4, 1))[0])
     asks: list[str] = []
     writes: list[Action] = []
+    determined: dict[str, str] = {}
     late_order: PlacedOrder | None = None
     if "delay" in parts:
         late, since = rng.randint(3, 9), rng.randint(2, TIER[person.tier].return_window_days)
@@ -285,6 +311,7 @@ def multi_step(ctx: ScenarioContext) -> Task:
                 order_id=late_order.id,
             )
         )
+        determined |= DELAY_CREDIT
     if "return" in parts:
         if late_order is not None and rng.random() < 0.5:
             order = late_order
@@ -295,10 +322,9 @@ def multi_step(ctx: ScenarioContext) -> Task:
         line = order.lines[0]
         reason = rng.choice(("changed_mind", "defective", "wrong_item"))
         waived, _ = return_terms(person, line, 1, reason)
-        asks.append(
-            f"I want to return the {line.product['name']} from order {order.id}: "
-            f"{rng.choice(RETURN_REASON_TEXT[reason])}."
-        )
+        said = rng.choice(RETURN_REASON_TEXT[reason])
+        asks.append(f"I want to return the {line.product['name']} from order {order.id}: {said}.")
+        determined |= said_reason("returns.reason", RETURN_RULE, said, reason)
         writes.append(
             action(
                 "create_return",
@@ -313,7 +339,9 @@ def multi_step(ctx: ScenarioContext) -> Task:
     if "cancel" in parts:
         order = _unshipped_order(scene, person, placed_on=TODAY - timedelta(rng.randint(0, 1)))
         reason = rng.choice(tuple(CANCEL_TEXT))
-        asks.append(f"please cancel order {order.id}, {rng.choice(CANCEL_TEXT[reason])}.")
+        said = rng.choice(CANCEL_TEXT[reason])
+        asks.append(f"please cancel order {order.id}, {said}.")
+        determined |= said_reason("orders.cancel_reason", CANCEL_RULE, said, reason)
         writes.append(action("cancel_order", order_id=order.id, reason=reason))
     if "address" in parts:
         new = scene.address(near=person)
@@ -340,8 +368,14 @@ def multi_step(ctx: ScenarioContext) -> Task:
             goal="Get all of these done: " + " ".join(asks),
             unknown=["the compensation and refund amounts"],
             instructions="Confirm everything the agent proposes.",
-            script=[opening, person.identity_line(), "Yes to all of that, thank you."],
+            script=[
+                opening,
+                person.identity_line(),
+                "Yes to all of that, thank you.",
+                "Thanks, that's all for today.",
+            ],
         ),
         initial_patch=scene.initial_patch(),
         gold_actions=[person.verify(), *writes],
+        determined_by=determined,
     )

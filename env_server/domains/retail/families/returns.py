@@ -8,7 +8,9 @@ from env_server.domain import ScenarioContext
 from env_server.domains.retail.catalog import RETURN_FEE_CENTS
 from env_server.domains.retail.families._policy import APPROVAL_LIMIT_CENTS, TIER, TODAY, fee_waived
 from env_server.domains.retail.families._scene import (
+    RETURN_HOLD,
     RETURN_REASON_TEXT,
+    RETURN_RULE,
     Line,
     Person,
     PlacedOrder,
@@ -18,6 +20,7 @@ from env_server.domains.retail.families._scene import (
     day,
     refusal,
     return_terms,
+    said_reason,
     user,
 )
 from shared.tasks import Task
@@ -103,6 +106,7 @@ def return_fee(ctx: ScenarioContext) -> Task:
                 f"Hi, I'd like to return {_units(line, returned)} from order {order.id} - {said}.{ask}",
                 person.identity_line(),
                 "Yes, please go ahead.",
+                "Thanks, that's all for today.",
             ],
         ),
         initial_patch=scene.initial_patch(),
@@ -111,6 +115,7 @@ def return_fee(ctx: ScenarioContext) -> Task:
             _create_return(order, line, returned, reason, waived),
         ],
         communicate=[cents(refund)] if tell else [],
+        determined_by=said_reason("returns.reason", RETURN_RULE, said, reason),
     )
 
 
@@ -146,7 +151,10 @@ def return_window(ctx: ScenarioContext) -> Task:
                 f"Hello, order {order.id} was delivered on {day(delivered_on)} and I'd like to return "
                 f"{_units(line, quantity)}. {said.capitalize()}.",
                 person.identity_line(),
-                "Is there really nothing you can do?" if variant != "last-day" else "Great, please do it.",
+                "Is there really nothing you can do?"
+                if variant != "last-day"
+                else "Great, yes, please do it.",
+                "Thanks, that's all for today.",
             ],
         ),
         "initial_patch": scene.initial_patch(),
@@ -157,12 +165,19 @@ def return_window(ctx: ScenarioContext) -> Task:
             description=f"Return on day {since} after delivery, the last day of the {window}-day "
             f"{TIER[person.tier].name} window: accepted, refund {cents(refund)}.",
             gold_actions=[person.verify(), create],
+            determined_by=said_reason("returns.reason", RETURN_RULE, said, reason),
             **fields,
         )
     why = "the item is final sale" if final_sale else f"day {since} is past the {window}-day window"
     return ctx.task(
         description=f"{TIER[person.tier].name} member asks to return {product['name']}: refuse, {why}.",
-        **refusal(person, order, create, "return-window" if not final_sale else "final-sale"),
+        **refusal(
+            person,
+            order,
+            create,
+            "return-window" if not final_sale else "final-sale",
+            "final-sale" if final_sale else str(window),
+        ),
         **fields,
     )
 
@@ -211,10 +226,12 @@ def return_approval(ctx: ScenarioContext) -> Task:
             script=[
                 f"Hi, I want to return {what} from order {order.id}: {said}.",
                 person.identity_line(),
-                "Okay, please go ahead.",
+                "Okay, yes, please go ahead.",
+                "Thanks, that's all for today.",
             ],
         ),
         initial_patch=scene.initial_patch(),
         gold_actions=[person.verify(), final],
-        communicate=["supervisor approval"] if hold and rng.random() < 0.5 else [],
+        determined_by=RETURN_HOLD if hold else said_reason("returns.reason", RETURN_RULE, said, reason),
+        communicate=["supervisor"] if hold and rng.random() < 0.5 else [],
     )

@@ -6,7 +6,7 @@ from datetime import timedelta
 
 from env_server.domain import ScenarioContext
 from env_server.domains.retail.families._policy import TIER, TODAY, days_since
-from env_server.domains.retail.families._scene import Scene, action, at, user
+from env_server.domains.retail.families._scene import Scene, action, at, said_reason, user
 from env_server.domains.retail.tools.warranty import PROTECTION_PLAN_MONTHS, add_months
 from shared.tasks import Task
 
@@ -95,7 +95,8 @@ def warranty_claim(ctx: ScenarioContext) -> Task:
             script=[
                 f"Hi, my {product['name']} from order {order.id} has a problem: {fault}. Is it covered?",
                 person.identity_line(),
-                "Okay, please go ahead." if covered or within_window else "I see. Thanks anyway.",
+                "Okay, yes, please go ahead." if covered or within_window else "I see. Thanks anyway.",
+                "Thanks, that's all for today.",
             ],
         ),
         "initial_patch": scene.initial_patch(),
@@ -117,6 +118,10 @@ def warranty_claim(ctx: ScenarioContext) -> Task:
                     refund_payment_method_id=order.payment_method_id,
                 ),
             ],
+            determined_by={
+                "returns.reason": "policy 11: a defective item inside its return window is returned with "
+                "reason defective"
+            },
             **fields,
         )
     if covered:
@@ -125,6 +130,11 @@ def warranty_claim(ctx: ScenarioContext) -> Task:
             description=f"{issue} on a {product['name']} covered until {ends.isoformat()}: "
             f"{resolution} ({completed} completed claims before).",
             gold_actions=[person.verify(), action("check_warranty", order_item_id=line.id), claim],
+            determined_by={
+                **said_reason("warranty_claims.issue_type", "policy 11: the kind of fault", fault, issue),
+                "warranty_claims.resolution": f"policy 12: {completed} completed warranty claims before, "
+                f"so a {resolution}",
+            },
             **fields,
         )
     why = (
@@ -137,5 +147,7 @@ def warranty_claim(ctx: ScenarioContext) -> Task:
         description=f"{issue} on a {product['name']}: refuse the claim, {why}.",
         gold_actions=[action("check_warranty", order_item_id=line.id)],
         wrong_actions=[person.verify(), claim],
+        # The decisive fact: accidental damage needs a protection plan, or the date coverage ended.
+        communicate=["accidental" if ends >= TODAY else ends.isoformat()],
         **fields,
     )

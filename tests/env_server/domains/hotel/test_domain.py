@@ -72,9 +72,17 @@ def test_every_task_file_loads_with_enough_tasks_per_split() -> None:
     assert splits.count("test") >= 25 and splits.count("train") >= 15
     assert len({t.id for t in ACTION_TASKS}) == len(ACTION_TASKS)
     assert all(t.domain == "hotel" and t.id.startswith("hotel-") for t in ACTION_TASKS)
-    assert all(2 <= len(t.user.script) <= 4 for t in ACTION_TASKS)
-    assert 3 <= sum(bool(t.communicate) for t in ACTION_TASKS) <= 5
-    assert 2 <= sum(bool(t.rubric) for t in ACTION_TASKS) <= 4
+    assert all(2 <= len(t.user.script) <= 5 for t in ACTION_TASKS)
+    assert sum(bool(t.communicate) for t in ACTION_TASKS) >= 3
+    assert sum(bool(t.rubric) for t in ACTION_TASKS) >= 2
+
+
+def test_tasks_that_change_nothing_check_what_the_agent_says() -> None:
+    """A refusal leaves the state alone, so a do-nothing agent would score 1 without a communicate item or
+    a rubric question (with no agent message a rubric question fails)."""
+    for task in ACTION_TASKS:
+        if not _writes(task.gold_actions):
+            assert task.communicate or task.rubric, f"{task.id}: a do-nothing agent would score 1"
 
 
 def test_every_gold_and_wrong_action_names_a_tool_with_valid_arguments() -> None:

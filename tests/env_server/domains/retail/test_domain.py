@@ -88,9 +88,9 @@ def test_task_catalogue_meets_the_split_and_kind_quotas() -> None:
     splits = Counter(t.split for t in TASKS.values())
     assert splits["test"] >= 25 and splits["train"] >= 15
     assert all(t.domain == "retail" and t.kind == "action" for t in TASKS.values())
-    assert 3 <= sum(bool(t.communicate) for t in TASKS.values()) <= 5
-    assert 2 <= sum(bool(t.rubric) for t in TASKS.values()) <= 4
-    assert all(2 <= len(t.user.script) <= 4 for t in TASKS.values())
+    assert sum(bool(t.communicate) for t in TASKS.values()) >= 3
+    assert sum(bool(t.rubric) for t in TASKS.values()) >= 2
+    assert all(2 <= len(t.user.script) <= 5 for t in TASKS.values())
 
 
 def _actions(task: Task) -> list[GoldAction]:
@@ -172,6 +172,20 @@ def test_refusal_tasks_carry_a_wrong_trajectory(task_id: str) -> None:
     gold_writes = [a for a in task.gold_actions if domain.tools_by_name[a.tool].kind == "write"]
     if not gold_writes:
         assert task.wrong_actions, "a task whose gold changes nothing needs wrong_actions"
+
+
+@pytest.mark.parametrize("task_id", sorted(TASKS))
+def test_tasks_that_change_nothing_check_what_the_agent_says(task_id: str) -> None:
+    """A refusal leaves the state alone (a verification is not scored), so a do-nothing agent would score 1
+    without a communicate item or a rubric question (with no agent message a rubric question fails)."""
+    task = TASKS[task_id]
+    changes = [
+        a
+        for a in task.gold_actions
+        if domain.tools_by_name[a.tool].kind == "write" and a.tool != "verify_customer_identity"
+    ]
+    if not changes:
+        assert task.communicate or task.rubric, "a do-nothing agent would score 1"
 
 
 def test_package_exports_only_the_domain() -> None:
