@@ -76,6 +76,8 @@ def identity_then_change(ctx: ScenarioContext) -> Task:
         }
         wrong = [holder.verify(), change]
         description = "The policyholder's spouse knows the identity details but may not change the account."
+        # Rule 1.4's own word: only the policyholder may change the account.
+        told: dict[str, list[str]] = {"communicate": ["policyholder"]}
     elif variant == "mismatch":
         wrong_birth = customer.date_of_birth + timedelta(days=rng.choice((-366, -31, 1, 30, 365)))
         script = [
@@ -95,12 +97,19 @@ def identity_then_change(ctx: ScenarioContext) -> Task:
         description = (
             "Identity cannot be verified (the date of birth given does not match): no change, no ticket."
         )
+        # The agent may not reveal the details on file, so no single figure proves the refusal was explained.
+        told = {
+            "rubric": [
+                "Did the agent tell the caller that their identity could not be verified, so nothing "
+                "could be changed?"
+            ]
+        }
     else:
         script = [
             f"{holder.hello()} I'd like to {ask}."
             + (" I'm moving out of state." if variant == "other-state" else ""),
             f"{holder.identity_line()} {detail}",
-            "Okay, thanks." if variant == "other-state" else "Yes, please update it.",
+            "Okay, yes, please open that request." if variant == "other-state" else "Yes, please update it.",
         ]
         persona = holder.persona()
         known = holder.known(new=detail)
@@ -135,6 +144,7 @@ def identity_then_change(ctx: ScenarioContext) -> Task:
             description=description,
             gold_actions=reads,
             wrong_actions=wrong,
+            **told,
             **common,
         )
     return ctx.task(

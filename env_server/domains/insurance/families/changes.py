@@ -122,7 +122,7 @@ def deductible_change(ctx: ScenarioContext) -> Task:
     current = getattr(holder.policy, column)
     target = rng.choice([d for d in DEDUCTIBLE_OPTIONS_CENTS if d != current])
     lowering = target < current
-    claim = None
+    claim: Claim | None = None
     if rng.random() < (0.5 if lowering else 0.25):
         claim = _undecided_claim(scene, holder, rng.choice(("open", "adjuster_review")))
     refused = status == "lapsed" or (lowering and claim is not None)
@@ -154,6 +154,8 @@ def deductible_change(ctx: ScenarioContext) -> Task:
             initial_patch=scene.initial_patch(),
             gold_actions=reads,
             wrong_actions=[holder.verify(), change],
+            # The decisive fact: the lapse (rule 2.2), else the undecided claim that blocks lowering (6.2).
+            communicate=["lapsed" if lapsed or claim is None else claim.claim_id],
         )
     return ctx.task(
         difficulty_tags=["coverage", "deductible", "communicate", *(["claims"] if claim else [])],

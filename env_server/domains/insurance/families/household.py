@@ -18,7 +18,26 @@ from env_server.domains.insurance.families._common import (
 )
 from env_server.domains.insurance.families._holder import ticket
 from env_server.domains.insurance.families._scene import Scene
+from env_server.domains.insurance.models import Policy
 from shared.tasks import Task
+
+_STATE_NAMES = {"KS": "Kansas", "MI": "Michigan", "VA": "Virginia"}
+
+
+def _no_exclusions_told(state: str) -> dict[str, list[str]]:
+    """What the agent must say when rule 4.1 refuses an exclusion: the state's name.
+
+    "New York" is two words and agents also write "NY", so that state gets a judged question instead.
+    """
+    if state in _STATE_NAMES:
+        return {"communicate": [_STATE_NAMES[state]]}
+    assert state == "NY", state
+    return {"rubric": ["Did the agent say that driver exclusions are not written on New York policies?"]}
+
+
+def _missing_coverage(policy: Policy) -> str:
+    """The coverage rule 5.3 requires and the policy lacks."""
+    return "collision" if policy.collision_deductible_cents is None else "comprehensive"
 
 
 def change_by_status(ctx: ScenarioContext) -> Task:
@@ -78,6 +97,7 @@ def change_by_status(ctx: ScenarioContext) -> Task:
             description=f"The policy lapsed on {holder.policy.lapsed_on}: no {what} change until reinstated.",
             gold_actions=reads,
             wrong_actions=[holder.verify(), change],
+            communicate=["lapsed"],
             **fields,
         )
     if status == "cancelled":
@@ -86,6 +106,7 @@ def change_by_status(ctx: ScenarioContext) -> Task:
             description=f"The policy is cancelled: a {what} change is refused, with no hand-off ticket.",
             gold_actions=reads,
             wrong_actions=[ticket(holder, "policy_change", f"Add a {what}", f"Customer asked to {wish}.")],
+            communicate=["cancelled"],
             **fields,
         )
     if young:
@@ -178,6 +199,7 @@ def exclude_by_state(ctx: ScenarioContext) -> Task:
             initial_patch=scene.initial_patch(),
             gold_actions=reads,
             wrong_actions=[holder.verify(), change],
+            **_no_exclusions_told(state),
         )
     return ctx.task(
         difficulty_tags=tags,
@@ -210,6 +232,7 @@ def vehicle_rules(ctx: ScenarioContext) -> Task:
     if variant == "old":
         vehicle.year = rng.randint(1978, UNDERWRITING_MAX_YEAR)
     change = add_vehicle(vehicle)
+    refused = variant in ("fifth", "uncovered")
     user = {
         "persona": holder.persona("just got another vehicle"),
         "goal": f"Add a {car(vehicle)} to policy {pid}",
@@ -220,7 +243,7 @@ def vehicle_rules(ctx: ScenarioContext) -> Task:
         "script": [
             f"{holder.hello()} I need to add a vehicle to my policy {pid}.",
             f"{holder.identity_line()} {describe_car(vehicle)}",
-            "Okay. Please go ahead with whatever you can do.",
+            "Okay, I understand. Thank you." if refused else "Yes, please go ahead.",
         ],
     }
     reads = [holder.find(), action("get_policy", policy_id=pid)]
@@ -246,6 +269,8 @@ def vehicle_rules(ctx: ScenarioContext) -> Task:
             initial_patch=patch,
             gold_actions=reads,
             wrong_actions=[holder.verify(), change, id_cards(pid)],
+            # Rule 5.1's limit, else the coverage the financed or leased vehicle lacks (5.3).
+            communicate=[str(MAX_VEHICLES) if variant == "fifth" else _missing_coverage(holder.policy)],
         )
     assert full_coverage(holder.policy) or vehicle.ownership == "owned"
     after = [id_cards(pid)] if holder.policy.status == "active" else []

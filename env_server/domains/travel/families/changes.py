@@ -150,6 +150,7 @@ def basic_no_change(ctx: ScenarioContext) -> Task:
         initial_patch=scene.initial_patch(),
         gold_actions=[trip.get()],
         wrong_actions=[holder.verify(), trip.get(), *_change(trip, current, target)],
+        communicate=["basic"],  # the decisive fact: a do-nothing agent that says nothing must not pass
     )
 
 
@@ -221,10 +222,11 @@ def disruption_rebook(ctx: ScenarioContext) -> Task:
             description=f"A {delay}-minute delay is no disruption: Basic Economy still cannot be changed.",
             gold_actions=[trip.get()],
             wrong_actions=[holder.verify(), trip.get(), *free],
+            communicate=["basic"],
             **common,
         )
     user["instructions"] = f"Accept the change fee if the agent explains it; pay with your {holder.card}."
-    user["script"].append(f"Alright, I'll pay the fee then. Use my {holder.card}.")
+    user["script"].append(f"Alright, yes, I'll pay the fee then. Use my {holder.card}.")
     return ctx.task(
         difficulty_tags=["change", "change-fee", "minor-delay", "no-waiver"],
         description=f"A {delay}-minute delay is no disruption: the Standard change fee is charged.",
@@ -268,6 +270,7 @@ def identity_then_change(ctx: ScenarioContext) -> Task:
             initial_patch=scene.initial_patch(),
             gold_actions=[trip.get()],
             wrong_actions=[holder.verify(), trip.get(), *_change(trip, current, target)],
+            communicate=["holder"],
         )
     slip = scene.rng.choice((-1, 1)) * (4 if (holder.dob.month, holder.dob.day) == (2, 29) else 1)
     wrong_dob = holder.dob.replace(year=holder.dob.year + slip)  # a February 29 slips by a leap cycle

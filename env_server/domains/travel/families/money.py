@@ -23,7 +23,7 @@ from env_server.domains.travel.families._policy import (
 )
 from env_server.domains.travel.families._scene import Person, Scene, Trip
 from env_server.domains.travel.models import NOW
-from env_server.domains.travel.seed import CAUSES
+from env_server.domains.travel.seed import CAUSES, CONTROLLABLE
 from shared.tasks import Task
 
 _DELAYS = (45, 95, 150, 175, 180, 190, 240, 300, 359, 360, 420, 480)
@@ -71,6 +71,17 @@ def trouble(flight: Row) -> str:
     return f"landed {flight['delay_minutes']} minutes late ({cause})"
 
 
+def _party(travellers: int) -> str:
+    return f"{travellers} of us travelling" if travellers > 1 else "I travelled alone"
+
+
+def _ineligible_because(flight: Row) -> str:
+    """The decisive fact of a refusal (rule 9): the uncontrollable cause, else the 180-minute threshold."""
+    if flight["disruption_cause"] not in CONTROLLABLE:
+        return "weather" if flight["disruption_cause"] == "weather" else "traffic"  # "air traffic (control)"
+    return "180"
+
+
 def compensation(ctx: ScenarioContext) -> Task:
     """Rules 5, 9-11: compensation for a disrupted flight by delay, cause, travellers and tier.
 
@@ -84,22 +95,22 @@ def compensation(ctx: ScenarioContext) -> Task:
     )
     amount = compensation_due(flight, len(trip.travellers), holder.tier)
     tier = f"a {holder.tier}-tier loyalty member" if holder.tier else "not in the loyalty programme"
+    script = [
+        f"Hello. My flight {flight['flight_number']} on {day_phrase(when(flight))} {trouble(flight)}. "
+        f"Reservation {trip.reservation_id}, {_party(len(trip.travellers))}. Is there compensation?",
+        holder.identity_line(),
+    ]
     user = {
         "persona": scene.persona(holder, f"{tier}, unhappy about a disrupted flight"),
         "goal": f"Get compensation for {flight['flight_number']} on {day_phrase(when(flight))}",
         "known_info": holder.known(reservation_id=trip.reservation_id, flight=flight["flight_number"]),
         "unknown_info": ["whether compensation is due", "how much"],
         "instructions": "Accept a voucher, a supervisor review, or a refusal the agent explains.",
-        "script": [
-            f"Hello. My flight {flight['flight_number']} on {day_phrase(when(flight))} {trouble(flight)}. "
-            f"Reservation {trip.reservation_id}, {len(trip.travellers)} of us travelling. Is there "
-            "compensation?",
-            holder.identity_line(),
-            "Okay, thank you.",
-        ],
+        "script": script,
     }
     common = {"user": user, "initial_patch": scene.initial_patch()}
     if not amount:
+        script.append("I see. Okay, thank you.")
         hypothetical = compensation_due(
             {**flight, "disruption_cause": "mechanical", "delay_minutes": max(flight["delay_minutes"], 180)},
             len(trip.travellers),
@@ -109,6 +120,7 @@ def compensation(ctx: ScenarioContext) -> Task:
             difficulty_tags=["refusal", "compensation", flight["disruption_cause"]],
             description="No compensation: the cause is not controllable or the delay is under 180 minutes.",
             gold_actions=[trip.get()],
+            communicate=[_ineligible_because(flight)],
             wrong_actions=[
                 holder.verify(),
                 trip.get(),
@@ -117,6 +129,9 @@ def compensation(ctx: ScenarioContext) -> Task:
             **common,
         )
     review = amount > COMPENSATION_LIMIT_CENTS
+    script.append(
+        "Yes, please pass it to a supervisor." if review else "Yes, please issue the voucher. Thank you."
+    )
     return ctx.task(
         difficulty_tags=[
             "compensation",

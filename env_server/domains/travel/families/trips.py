@@ -83,7 +83,7 @@ def baggage(ctx: ScenarioContext) -> Task:
             "script": [
                 f"Hi! On reservation {trip.reservation_id} we need checked bags: {', '.join(asks)}.",
                 holder.identity_line(),
-                f"Sounds good, go ahead — use my {holder.card} for anything that costs extra.",
+                f"Yes, sounds good, go ahead — use my {holder.card} for anything that costs extra.",
             ],
         },
         initial_patch=scene.initial_patch(),
@@ -183,6 +183,8 @@ def travellers_fixed(ctx: ScenarioContext) -> Task:
                 trip.get(),
                 _update(trip, traveller.traveler_id, first, last, dob),
             ],
+            # No single word carries rule 4 ("transfer", "transferable", "replace"...): a narrow question.
+            rubric=["Did the agent tell the customer that a ticket cannot be transferred to another person?"],
         )
     wrong = _misspelt(traveller.last, scene)
     for row in scene.patch["travelers"]:
