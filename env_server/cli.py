@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 from typing import Annotated, Literal
@@ -140,8 +141,20 @@ def tasks_validate(
         "postgresql+psycopg://postgres@127.0.0.1:5432/postgres"
     ),
     tasks_dir: TasksDirOption = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print every task's checks as JSON.")] = False,
+    report_dir: Annotated[
+        Path | None,
+        typer.Option(
+            help="Write validity-<domain>.txt (one line per failed check: task, check, detail) and "
+            "notes-<domain>.txt (settled argument sensitivities and boundaries) into this directory."
+        ),
+    ] = None,
 ) -> None:
-    """Check every task: gold scores 1, empty 0, each gold write needed, an extra write costs the reward."""
+    """Check every task: its reward means something, and a policy-following agent can earn it.
+
+    Replay checks (gold 1; empty, wrong, minus-one-write, canary 0), argument sensitivity, atomic
+    communicate items, scripts a policy-following agent can finish, analytics boundaries, text lint.
+    """
     from env_server.sandbox import make_sandbox_engine
     from env_server.scoring.scorer import Scorer
     from env_server.validation import validate_task
@@ -154,13 +167,18 @@ def tasks_validate(
     sandboxes = make_sandbox_engine("sqlite://" if backend == "sqlite" else pg_url)
     scorer = Scorer(sandboxes)
     reports = []
-    with _progress() as progress:
+    with _progress(Console(stderr=True) if as_json else console) as progress:
         bar = progress.add_task(f"validating on {backend}", total=len(tasks))
         for task in tasks:
             reports.append(validate_task(task, registry.domain(task.domain), scorer))
             progress.advance(bar)
     sandboxes.close()
-    _print_validation(reports, backend)
+    if report_dir is not None:
+        _write_findings(reports, report_dir)
+    if as_json:
+        typer.echo(json.dumps(_validation_json(reports, backend), indent=1))
+    else:
+        _print_validation(reports, backend)
     if not all(r.passed for r in reports):
         raise typer.Exit(1)
 
@@ -207,34 +225,76 @@ def tasks_generate(
         raise typer.Exit(1)
 
 
-def _progress() -> Progress:
+def _progress(on: Console | None = None) -> Progress:
     return Progress(
         TextColumn("{task.description}"),
         BarColumn(),
         MofNCompleteColumn(),
         TimeElapsedColumn(),
-        console=console,
+        console=on or console,
         transient=True,
     )
 
 
+def _check_counts(reports: list[TaskValidation]) -> dict[str, tuple[int, int]]:
+    """Per check (in `CHECKS` order): tasks it ran on, tasks it passed."""
+    from env_server.validation import CHECKS
+
+    counts = {}
+    for name in CHECKS:
+        ran = [c for r in reports for c in r.checks if c.name == name]
+        if ran:
+            counts[name] = (len(ran), sum(c.passed for c in ran))
+    return counts
+
+
 def _print_validation(reports: list[TaskValidation], backend: str) -> None:
-    names = ["gold", "empty", "wrong", "minus-one-write", "canary"]
-    table = Table("task", *names, "result", title=f"task validation ({backend})")
-    for r in reports:
-        by_name = {c.name: c for c in r.checks}
-        cells = [
-            "-" if n not in by_name else ("[green]ok[/green]" if by_name[n].passed else "[red]FAIL[/red]")
-            for n in names
-        ]
-        table.add_row(r.task_id, *cells, "[green]pass[/green]" if r.passed else "[red]FAIL[/red]")
-    console.print(table)
+    table = Table(
+        "check", "tasks", "passed", "failed", title=f"task validity ({backend}): {len(reports)} tasks"
+    )
+    for name, (ran, passed) in _check_counts(reports).items():
+        failed = f"[red]{ran - passed}[/red]" if ran > passed else "0"
+        table.add_row(name, str(ran), str(passed), failed)
+    ok = sum(r.passed for r in reports)
+    table.add_row("[b]all checks[/b]", str(len(reports)), str(ok), str(len(reports) - ok), end_section=True)
     for r in reports:
         for c in r.checks:
             if not c.passed:
-                console.print(f"[red]{r.task_id}[/red] {c.name}: {c.detail}", soft_wrap=True)
-    failed = sum(not r.passed for r in reports)
-    console.print(f"{len(reports) - failed} passed, {failed} failed ({backend})")
+                console.print(f"[red]{r.task_id}[/red] {c.name}: {c.detail}", soft_wrap=True, highlight=False)
+    console.print(table)
+    console.print(f"{ok} passed, {len(reports) - ok} failed ({backend})")
+
+
+def _validation_json(reports: list[TaskValidation], backend: str) -> dict[str, object]:
+    ok = sum(r.passed for r in reports)
+    return {
+        "backend": backend,
+        "tasks": len(reports),
+        "passed": ok,
+        "failed": len(reports) - ok,
+        "checks": {n: {"tasks": ran, "passed": p} for n, (ran, p) in _check_counts(reports).items()},
+        "results": [
+            {
+                "task_id": r.task_id,
+                "domain": r.domain,
+                "passed": r.passed,
+                "checks": [{"name": c.name, "passed": c.passed, "detail": c.detail} for c in r.checks],
+                "notes": r.notes,
+            }
+            for r in reports
+        ],
+    }
+
+
+def _write_findings(reports: list[TaskValidation], out: Path) -> None:
+    """validity-<domain>.txt: `task<TAB>check<TAB>detail` per failed check; notes-<domain>.txt likewise."""
+    out.mkdir(parents=True, exist_ok=True)
+    for name in sorted({r.domain for r in reports}):
+        mine = [r for r in reports if r.domain == name]
+        failed = [f"{r.task_id}\t{c.name}\t{c.detail}" for r in mine for c in r.checks if not c.passed]
+        notes = [f"{r.task_id}\t{n.split(': ', 1)[0]}\t{n.split(': ', 1)[-1]}" for r in mine for n in r.notes]
+        (out / f"validity-{name}.txt").write_text("".join(line + "\n" for line in failed), encoding="utf-8")
+        (out / f"notes-{name}.txt").write_text("".join(line + "\n" for line in notes), encoding="utf-8")
 
 
 @sandboxes_app.command("prune")

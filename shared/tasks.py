@@ -69,6 +69,18 @@ class Task(_Strict):
     communicate: list[str] = Field(default_factory=list, description="Facts the agent must tell the user.")
     rubric: list[str] = Field(default_factory=list, description="Yes/no questions for the LLM judge.")
     analytics: AnalyticsSpec | None = None
+    determined_by: dict[str, str] = Field(
+        default_factory=dict,
+        description='"table.column" -> what fixes the gold\'s value of that column (a policy rule or a fact '
+        'the user gives), e.g. {"tickets.priority": "policy 15.1: a complaint ticket is priority high"}. '
+        'Validation requires it for every column whose value an agent could plausibly choose otherwise; '
+        '"table.*" says what fixes whether a row of that table exists at all.',
+    )
+    ignore_columns: list[str] = Field(
+        default_factory=list,
+        description='"table.column" entries the state comparison skips for this task: values that neither '
+        "the policy nor the user fixes (e.g. an optional link the gold happens to set).",
+    )
 
     def public(self) -> TaskPublic:
         """The agent-safe view: everything but the gold actions and the gold SQL."""

@@ -4,6 +4,7 @@ A domain package imports only from here (and SQLAlchemy/pydantic); see `env_serv
 model to follow.
 """
 
+from env_server.domain._conduct import Conduct
 from env_server.domain._context import ToolContext, ToolError
 from env_server.domain._domain import Domain, collect_tools, load_task_text, volatile
 from env_server.domain._family import ScenarioContext, ScenarioFamily, ScenarioPatch, ScenarioUnavailable
@@ -14,6 +15,7 @@ from env_server.domain._view import RowView
 from shared.tasks import GoldAction
 
 __all__ = [
+    "Conduct",
     "Domain",
     "GoldAction",
     "IdentityVerificationTable",

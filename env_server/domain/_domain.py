@@ -19,6 +19,7 @@ from sqlalchemy import MetaData
 from sqlalchemy.orm import Session
 from sqlalchemy.schema import CreateTable
 
+from env_server.domain._conduct import Conduct
 from env_server.domain._family import ScenarioFamily
 from env_server.domain._tool import Tool
 from env_server.errors import TaskInvalidError
@@ -46,6 +47,8 @@ class Domain:
         canary_action: a valid write on an entity no task touches; validation appends it to each gold
             trajectory to prove that an extra side effect costs the reward.
         families: scenario families for `groundstate tasks generate` (see `env_server.generation`).
+        conduct: what the policy demands before a write (identity, an explicit yes); task validation
+            holds every script to it.
     """
 
     name: str
@@ -60,6 +63,7 @@ class Domain:
     seed_value: int = 0
     canary_action: GoldAction | None = None
     families: Sequence[ScenarioFamily] = ()
+    conduct: Conduct = field(default_factory=Conduct)
 
     def __post_init__(self) -> None:
         names = [t.name for t in self.tools]

@@ -1,4 +1,14 @@
-"""What the agent told the user, and the `communicate` check: facts it must have said, on token boundaries.
+"""What the agent told the user, and the `communicate` check: atomic facts it must have said.
+
+A `communicate` item is an atomic fact: an amount, a date, an id, a count or a single key term. It is found
+in an agent message when its canonical tokens appear there in a row, whatever way the agent wrote them:
+
+- numbers lose thousands separators, currency marks and a zero fraction: `$1,450`, `1450 dollars`,
+  `$1,450.00` and `USD 1,450` are all `1450` (while `$14,500`, `1450.5` and `21450` stay different);
+- `%`, `percent` and `per cent` are one token; small number words are digits (`three` is `3`);
+- dates are one token: `2026-10-14`, `14 October 2026`, `October 14, 2026`, `Wed 14th Oct` are the same
+  day, and a date written without a year matches that day of any year;
+- an item's last word also matches its plural (`adjuster` is found in "our adjusters").
 
 `agent_messages` is also all that the rubric judge is shown, so both checks read the same messages.
 """
@@ -11,18 +21,126 @@ from typing import Any
 
 from shared.judge import JudgeMessage
 
-_NON_WORD = re.compile(r"[^0-9a-z]+")
+_MONTHS = {
+    name: number
+    for number, names in enumerate(
+        [
+            ("jan", "january"),
+            ("feb", "february"),
+            ("mar", "march"),
+            ("apr", "april"),
+            ("may",),
+            ("jun", "june"),
+            ("jul", "july"),
+            ("aug", "august"),
+            ("sep", "sept", "september"),
+            ("oct", "october"),
+            ("nov", "november"),
+            ("dec", "december"),
+        ],
+        start=1,
+    )
+    for name in names
+}
+_MONTH = "(?:" + "|".join(sorted(_MONTHS, key=len, reverse=True)) + r")\.?"
+_DAY = r"(?:[12][0-9]|3[01]|0?[1-9])(?:st|nd|rd|th)?"
+_NUMBER_WORDS = {
+    w: str(i)
+    for i, w in enumerate(
+        [
+            "zero",
+            "one",
+            "two",
+            "three",
+            "four",
+            "five",
+            "six",
+            "seven",
+            "eight",
+            "nine",
+            "ten",
+            "eleven",
+            "twelve",
+        ]
+    )
+}
+_CURRENCY_WORDS = frozenset({"usd", "dollar", "dollars"})
+
+_TOKEN = re.compile(
+    rf"""
+    (?P<iso>(?<![\w-])\d{{4}}-\d{{2}}-\d{{2}}(?![\d]))
+    | (?P<dmy>(?<![\w]){_DAY}(?:\s+of)?\s+{_MONTH}(?:,?\s+\d{{4}})?(?![\w]))
+    | (?P<mdy>(?<![\w]){_MONTH}\s+{_DAY}(?:,?\s+\d{{4}})?(?![\w]))
+    | (?P<number>\d{{1,3}}(?:,\d{{3}})+(?:\.\d+)?(?!\d)|\d+(?:\.\d+)?)
+    | (?P<percent>%|\bper\s+cent\b)
+    | (?P<word>[a-z]+)
+    """,
+    re.VERBOSE,
+)
 
 
-def normalise_text(text: str) -> str:
-    """Lower-case words and numbers separated by single spaces ("$1,450.00" -> "1 450 00")."""
-    return " " + _NON_WORD.sub(" ", text.lower()).strip() + " "
+def tokens(text: str) -> list[str]:
+    """The canonical tokens of `text`: numbers, dates (`@2026-10-14`, `@*-10-14`) and words."""
+    found = []
+    for m in _TOKEN.finditer(text.lower()):
+        kind, value = m.lastgroup, m.group()
+        if kind == "iso":
+            found.append(f"@{value}")
+        elif kind in ("dmy", "mdy"):
+            found.append(_written_date(value))
+        elif kind == "number":
+            found.append(_number(value))
+        elif kind == "percent" or value == "percent":
+            found.append("percent")
+        elif value in _NUMBER_WORDS:
+            found.append(_NUMBER_WORDS[value])
+        elif value not in _CURRENCY_WORDS:
+            found.append(value)
+    return found
+
+
+def _number(text: str) -> str:
+    """`1,450.00` -> `1450`, `0.50` -> `0.5`: the digits of a number without separators or zero fraction."""
+    whole, _, fraction = text.replace(",", "").partition(".")
+    fraction = fraction.rstrip("0")
+    return f"{whole}.{fraction}" if fraction else whole
+
+
+def _written_date(text: str) -> str:
+    """`14 October 2026` / `Oct 14th, 2026` -> `@2026-10-14`; without a year `@*-10-14`."""
+    month = next(_MONTHS[w] for w in re.findall(r"[a-z]+", text) if w in _MONTHS)
+    numbers = [int(n) for n in re.findall(r"\d+", text)]
+    day = numbers[0]
+    year = f"{numbers[1]:04d}" if len(numbers) > 1 else "*"
+    return f"@{year}-{month:02d}-{day:02d}"
+
+
+def _same(item_token: str, said: str, last: bool) -> bool:
+    if item_token == said:
+        return True
+    if item_token.startswith("@") and said.startswith("@"):
+        (iy, imd), (sy, smd) = item_token[1:].split("-", 1), said[1:].split("-", 1)
+        return imd == smd and "*" in (iy, sy)
+    return last and item_token.isalpha() and said in (item_token + "s", item_token + "es")
 
 
 def communicated(item: str, agent_messages: list[str]) -> bool:
-    """True iff `item` appears, as whole tokens, in any of the agent's messages to the user."""
-    needle = normalise_text(item)
-    return needle.strip() != "" and any(needle in normalise_text(m) for m in agent_messages)
+    """True iff `item`'s canonical tokens appear, in a row, in any one of the agent's messages."""
+    needle = tokens(item)
+    if not needle:
+        return False
+    for message in agent_messages:
+        hay = tokens(message)
+        for start in range(len(hay) - len(needle) + 1):
+            if all(_same(t, hay[start + i], i == len(needle) - 1) for i, t in enumerate(needle)):
+                return True
+    return False
+
+
+def is_atomic(item: str) -> bool:
+    """An atomic fact: it holds a digit (amount, date, id, count) or is one term without spaces."""
+    text = item.strip()
+    return any(c.isdigit() for c in text) or re.fullmatch(r"[\w'’-]+", text) is not None
 
 
 def agent_messages(transcript: Sequence[Mapping[str, Any] | JudgeMessage]) -> list[str]:

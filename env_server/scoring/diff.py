@@ -8,7 +8,7 @@ matched by content as a multiset.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -61,6 +61,37 @@ def changes(initial: Snapshot, changed: ChangedRows, volatile: Mapping[str, froz
 
 def _strip(row: Row, ignored: frozenset[str]) -> Row:
     return {c: v for c, v in row.items() if c not in ignored}
+
+
+def without_columns(state: StateChanges, columns: Iterable[str]) -> StateChanges:
+    """`state` with the given "table.column" entries left out (a task's `ignore_columns`).
+
+    An updated row whose only changes were in those columns no longer counts as updated.
+    """
+    by_table: dict[str, set[str]] = {}
+    for entry in columns:
+        table, _, column = entry.partition(".")
+        by_table.setdefault(table, set()).add(column)
+    if not by_table:
+        return state
+    result: StateChanges = {}
+    for table, diff in state.items():
+        ignored = frozenset(by_table.get(table, ()))
+        if not ignored:
+            result[table] = diff
+            continue
+        kept = TableChanges(
+            updated={
+                k: {c: v for c, v in cols.items() if c not in ignored}
+                for k, cols in diff.updated.items()
+                if set(cols) - ignored
+            },
+            removed={k: _strip(r, ignored) for k, r in diff.removed.items()},
+            added=[_strip(r, ignored) for r in diff.added],
+        )
+        if kept:
+            result[table] = kept
+    return result
 
 
 def compare(expected: StateChanges, actual: StateChanges) -> list[DiffEntry]:

@@ -15,7 +15,7 @@ from env_server.sandbox.base import Sandbox, SandboxEngine
 from env_server.sandbox.template import Template
 from env_server.sandbox.tools import episode_tools, run_tool
 from env_server.scoring.communicate import agent_messages, communicated
-from env_server.scoring.diff import StateChanges, changes, compare
+from env_server.scoring.diff import StateChanges, changes, compare, without_columns
 from shared.judge import JudgeMessage, Verdict
 from shared.models import Check, DiffEntry, ScoreResult, ToolCallResult, ToolCallSpec
 from shared.tasks import Task
@@ -126,8 +126,11 @@ class Scorer:
         return changes(initial, sandbox.changed_rows(), domain.volatile_columns)
 
     def diff(self, task: Task, domain: Domain, actual: StateChanges) -> list[DiffEntry]:
-        """The agent's changes against the expected ones."""
-        return compare(self.expected(task, domain), actual)
+        """The agent's changes against the expected ones; the task's `ignore_columns` drop out of both."""
+        ignored = task.ignore_columns
+        return compare(
+            without_columns(self.expected(task, domain), ignored), without_columns(actual, ignored)
+        )
 
     def score(
         self,
@@ -138,6 +141,9 @@ class Scorer:
         answer: Any = None,
     ) -> ScoreResult:
         """Assemble the reward: state equal, every communicate item said, every rubric question a yes.
+
+        A rubric question cannot be a yes when the agent said nothing: that transcript fails it without a
+        judge (so a task with a rubric also fails the do-nothing agent where no judge is configured).
 
         For analytics tasks, `answer` (the rows of the last `submit_answer` call, or None) must also match
         the gold SQL's result.
@@ -150,7 +156,12 @@ class Scorer:
         checks += [
             Check(name=f"communicate:{item}", passed=communicated(item, said)) for item in task.communicate
         ]
-        if task.rubric:
+        if task.rubric and not said:  # nothing said: no rubric question can be a yes, and no judge is needed
+            checks += [
+                Check(name=f"rubric:{q}", passed=False, detail="the agent sent no message")
+                for q in task.rubric
+            ]
+        elif task.rubric:
             if self.judge is None:
                 return ScoreResult(
                     status="backend_error",
@@ -172,7 +183,7 @@ class Scorer:
             ]
         reward = int(all(c.passed for c in checks))
         result = ScoreResult(status="scored", reward=reward, checks=checks, diff=entries)
-        if task.rubric and self.judge is not None:
+        if task.rubric and said and self.judge is not None:
             result.judge_model, result.judge_prompt_version = self.judge.model, self.judge.prompt_version
         return result
 

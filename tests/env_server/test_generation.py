@@ -39,7 +39,7 @@ def test_generate_writes_valid_train_tasks_that_avoid_benchmark_entities(
     benchmark = {i for t in registry.tasks(split="test") for i in entity_ids(t.model_dump(mode="json"))}
     assert benchmark and not benchmark & {i for t in tasks for i in entity_ids(t.model_dump(mode="json"))}
     check = CliRunner().invoke(app, ["tasks", "validate", "--domain", "toybank", "--tasks-dir", str(out)])
-    assert check.exit_code == 0 and "17 passed, 0 failed" in check.output
+    assert check.exit_code == 0 and "18 passed, 0 failed" in check.output
 
 
 def test_generation_is_reproducible_and_independent_of_workers(toy_site: Path) -> None:

@@ -16,7 +16,7 @@ ROOT = Path(__file__).parents[2]
 def test_tasks_validate_passes_on_sqlite(toy_site: Path) -> None:
     result = CliRunner().invoke(app, ["tasks", "validate", "--domain", "toybank"])
     assert result.exit_code == 0, result.output
-    assert "5 passed, 0 failed (sqlite)" in result.output
+    assert "6 passed, 0 failed (sqlite)" in result.output
 
 
 @pytest.mark.postgres
@@ -25,7 +25,7 @@ def test_tasks_validate_passes_on_postgresql(toy_site: Path, pg_url: str) -> Non
         app, ["tasks", "validate", "--domain", "toybank", "--backend", "postgresql", "--pg-url", pg_url]
     )
     assert result.exit_code == 0, result.output
-    assert "5 passed, 0 failed (postgresql)" in result.output
+    assert "6 passed, 0 failed (postgresql)" in result.output
 
 
 def test_tasks_validate_fails_a_task_whose_write_is_unneeded(toy_site: Path, tmp_path: Path) -> None:

@@ -14,7 +14,7 @@ domain = Domain.from_package(
     seed=seed.seed,
     now=datetime(2026, 1, 15, 9, 0),
     tools=collect_tools(tools),
-    volatile_columns=volatile(transfers=["memo", "created_at"]),
+    volatile_columns=volatile(transfers=["memo", "created_at"], tickets=["note"]),
     canary_action=GoldAction(tool="freeze_account", args={"account_id": "AC-0099"}),
     families=families.FAMILIES,
 )

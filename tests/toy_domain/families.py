@@ -16,7 +16,7 @@ def transfer(ctx: ScenarioContext) -> Task:
     user = {
         "persona": "a customer",
         "goal": f"move {amount} cents from {source} to {target}",
-        "script": [f"Please move {amount} cents from {source} to {target}."],
+        "script": [f"Please move {amount} cents from {source} to {target}.", "Thanks."],
     }
     if amount > balance:
         if ctx.rng.random() < 0.5:
@@ -25,6 +25,7 @@ def transfer(ctx: ScenarioContext) -> Task:
             user=user,
             initial_patch={"accounts": accounts},
             gold_actions=[{"tool": "get_account", "args": {"account_id": source}}],
+            communicate=[str(balance)],  # the decisive fact: the balance falls short of the amount
             wrong_actions=[{"tool": "set_balance", "args": {"account_id": source, "balance_cents": 0}}],
         )
     return ctx.task(

@@ -33,3 +33,14 @@ class Transfer(Base):
     amount_cents: Mapped[int] = mapped_column(Integer)
     memo: Mapped[str] = mapped_column(String(200), default="")
     created_at: Mapped[datetime] = mapped_column(DateTime)
+
+
+class Ticket(Base):
+    """A support ticket about an account."""
+
+    __tablename__ = "tickets"
+    id: Mapped[str] = mapped_column(String(16), primary_key=True)
+    account_id: Mapped[str] = mapped_column(ForeignKey("accounts.id"))
+    topic: Mapped[str] = mapped_column(String(16))
+    priority: Mapped[str] = mapped_column(String(16), default="normal")
+    note: Mapped[str] = mapped_column(String(200), default="")

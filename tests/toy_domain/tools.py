@@ -1,10 +1,12 @@
 """Toy bank tools."""
 
+from typing import Literal
+
 from pydantic import BaseModel, Field
 from sqlalchemy import select
 
 from env_server.domain import ToolContext, ToolError, tool
-from tests.toy_domain.models import Account, Transfer
+from tests.toy_domain.models import Account, Ticket, Transfer
 
 
 class AccountView(BaseModel):
@@ -96,3 +98,25 @@ def freeze_account(ctx: ToolContext, account_id: str) -> AccountView:
 def count_transfers(ctx: ToolContext) -> int:
     """How many transfers exist."""
     return len(ctx.session.scalars(select(Transfer.id)).all())
+
+
+@tool(kind="write")
+def open_ticket(
+    ctx: ToolContext,
+    account_id: str,
+    topic: Literal["fees", "fraud", "other"],
+    priority: Literal["normal", "high"] = "normal",
+    note: str = "",
+) -> str:
+    """Open a support ticket about an account.
+
+    Args:
+        account_id: the account the ticket is about.
+        topic: what the ticket is about.
+        priority: how urgent it is.
+        note: what the customer said.
+    """
+    _get_account(ctx, account_id)
+    ticket_id = ctx.new_id("TK")
+    ctx.session.add(Ticket(id=ticket_id, account_id=account_id, topic=topic, priority=priority, note=note))
+    return ticket_id

@@ -72,7 +72,7 @@ def test_replay_solves_a_transfer_task_and_records_every_step(server: str) -> No
     assert result.messages[0]["content"] == toy_domain.policy
     assert result.messages[3]["tool_call_id"] == result.messages[2]["tool_calls"][0]["id"]
     assert json.loads(result.messages[3]["content"])["id"] == "AC-0001"
-    assert "transfer complete" in result.messages[6]["content"] and result.messages[7]["content"] == "Thanks!"
+    assert "complete" in result.messages[6]["content"] and result.messages[7]["content"] == "Thanks!"
     kinds = [e.kind for e in result.events]
     assert kinds[0] == "episode_started" and kinds[-1] == "scored"
     assert kinds.count("policy_turn") == 3 and kinds.count("tool_call") == 2
@@ -144,7 +144,7 @@ def test_agent_mistakes_go_back_to_the_model_and_the_episode_goes_on(server: str
     assert replies["c4"] == "Error: Account AC-9999 not found"
     assert result.score is not None and result.score.diff, "the missing transfer shows in the diff"
     line = result.to_trial(split="test", trial=0)
-    assert {c.name for c in line.failed_checks} >= {"state", "communicate:transfer complete"}
+    assert {c.name for c in line.failed_checks} >= {"state", "communicate:complete"}
 
 
 def test_oversized_requests_are_the_agents_mistakes_not_a_stopped_campaign(tmp_path: Path) -> None:
@@ -174,7 +174,8 @@ def test_turn_limit_ends_and_scores_the_episode(server: str, tmp_path: Path) -> 
 
 def test_empty_turn_ends_the_conversation(server: str) -> None:
     result = rollout(server, RecordedPolicy([Turn()]), "toybank-refuse-frozen-002")
-    assert (result.status, result.reward, result.end_reason) == ("scored", 1, EndReason.EMPTY_TURN)
+    # an agent that says nothing fails even a refusal: it never told the customer the account is frozen
+    assert (result.status, result.reward, result.end_reason) == ("scored", 0, EndReason.EMPTY_TURN)
 
 
 def test_a_backend_error_in_scoring_is_reported_not_a_zero(server: str) -> None:

@@ -4,7 +4,7 @@ This package is the model domain to copy: tables in `models.py`, the seed in `se
 area in `tools/`, the agent's manual in `policy.md`, and one YAML file per task in `tasks/`.
 """
 
-from env_server.domain import Domain, volatile
+from env_server.domain import Conduct, Domain, volatile
 from env_server.domains.hotel.families import FAMILIES
 from env_server.domains.hotel.models import NOW, Base
 from env_server.domains.hotel.seed import seed
@@ -30,6 +30,12 @@ domain = Domain.from_package(
         loyalty_transactions=["created_at"],
     ),
     seed_value=20261001,
+    # Policy "How to work" (an explicit yes before any change) and rule 1 (identity first; tickets need none).
+    conduct=Conduct(
+        identity_tool="verify_guest_identity",
+        identity_exempt=frozenset({"open_support_ticket"}),
+        confirmation=True,
+    ),
     # Staff-side and verification-free: a ticket for a seeded guest that no task touches.
     canary_action=GoldAction(
         tool="open_support_ticket",

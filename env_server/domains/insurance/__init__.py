@@ -1,6 +1,6 @@
 """The auto-insurance domain: policyholders calling about policies, vehicles, drivers, billing and claims."""
 
-from env_server.domain import Domain, volatile
+from env_server.domain import Conduct, Domain, volatile
 from env_server.domains.insurance.families import FAMILIES
 from env_server.domains.insurance.models import NOW, Base
 from env_server.domains.insurance.seed import seed
@@ -35,6 +35,12 @@ domain = Domain.from_package(
         claims=["description"],
     ),
     seed_value=20261001,
+    # Conduct ("yes" before any change) and rule 1.2 (every write but create_support_ticket needs identity).
+    conduct=Conduct(
+        identity_tool="verify_customer_identity",
+        identity_exempt=frozenset({"create_support_ticket"}),
+        confirmation=True,
+    ),
     canary_action=CANARY_ACTION,
     families=FAMILIES,
 )

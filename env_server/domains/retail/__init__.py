@@ -6,7 +6,7 @@ in `catalog.py`, the seed in `seed.py`, tools by business area in `tools/`, the 
 `policy.md`, and one YAML file per task in `tasks/`.
 """
 
-from env_server.domain import Domain, volatile
+from env_server.domain import Conduct, Domain, volatile
 from env_server.domains.retail.catalog import NOW
 from env_server.domains.retail.families import FAMILIES
 from env_server.domains.retail.models import Base
@@ -34,6 +34,12 @@ domain = Domain.from_package(
         approval_requests=["summary", "created_at"],
     ),
     seed_value=20261001,
+    # Policy "How to work" (an explicit yes before any change), rules 1 and 16 (tickets without an account).
+    conduct=Conduct(
+        identity_tool="verify_customer_identity",
+        identity_exempt=frozenset({"create_support_ticket"}),
+        confirmation=True,
+    ),
     # Verification-free (rule 16): a product question about a product no task is about.
     canary_action=GoldAction(
         tool="create_support_ticket",

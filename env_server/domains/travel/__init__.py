@@ -3,7 +3,7 @@
 Exports `domain`, registered under the `groundstate.domains` entry point as "travel".
 """
 
-from env_server.domain import Domain, GoldAction, volatile
+from env_server.domain import Conduct, Domain, GoldAction, volatile
 from env_server.domains.travel.families import FAMILIES
 from env_server.domains.travel.models import NOW, Base
 from env_server.domains.travel.seed import seed
@@ -28,6 +28,12 @@ domain = Domain.from_package(
         flight_alerts=["created_at"],
     ),
     seed_value=20261001,
+    # Policy preamble (a yes before any write tool), rules 1 and 16 (alerts need no verification).
+    conduct=Conduct(
+        identity_tool="verify_passenger_identity",
+        identity_exempt=frozenset({"subscribe_flight_alerts"}),
+        confirmation=True,
+    ),
     # Verification-free and unrelated to every task: an alert on the last flight of the schedule.
     canary_action=GoldAction(
         tool="subscribe_flight_alerts",

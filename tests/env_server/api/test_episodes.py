@@ -66,7 +66,7 @@ def test_missing_communicate_item_costs_the_reward(client: TestClient) -> None:
     assert score["reward"] == 0
     assert {c["name"]: c["passed"] for c in score["checks"]} == {
         "state": True,
-        "communicate:transfer complete": False,
+        "communicate:complete": False,
     }
 
 
@@ -112,9 +112,20 @@ def test_disposed_episode_is_gone(client: TestClient) -> None:
 def test_rubric_without_judge_is_a_backend_error(client: TestClient) -> None:
     eid = start_episode(client, "toybank-judge-003")
     call(client, eid, "set_balance", account_id="AC-0005", balance_cents=12300)
+    said = client.post(f"/v1/episodes/{eid}/messages", json={"content": "Done: the balance is 123.00."})
+    assert said.status_code == 200, said.text
     score = client.post(f"/v1/episodes/{eid}/score").json()
     assert score["status"] == "backend_error" and score["reward"] is None
     assert "no judge is configured" in score["error"]
+
+
+def test_rubric_fails_without_a_judge_when_the_agent_said_nothing(client: TestClient) -> None:
+    eid = start_episode(client, "toybank-judge-003")
+    call(client, eid, "set_balance", account_id="AC-0005", balance_cents=12300)
+    score = client.post(f"/v1/episodes/{eid}/score").json()
+    assert score["status"] == "scored" and score["reward"] == 0
+    rubric = [c for c in score["checks"] if c["name"].startswith("rubric:")]
+    assert rubric and not any(c["passed"] for c in rubric)
 
 
 def test_finished_episodes_leave_no_per_episode_state(client: TestClient) -> None:

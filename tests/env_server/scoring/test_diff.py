@@ -1,6 +1,6 @@
 """Unit tests of the diff core: content matching of added rows, column-level updates, volatile columns."""
 
-from env_server.scoring.diff import changes, compare
+from env_server.scoring.diff import changes, compare, without_columns
 from env_server.scoring.snapshot import ChangedRows, Snapshot, generated_id_matcher, normalise
 
 
@@ -109,3 +109,25 @@ def test_generated_ids_are_recognised_only_in_the_issued_range() -> None:
     assert normalise("BK-90003", is_generated) == "BK-90003"
     assert normalise("BK-10417", is_generated) == "BK-10417"
     assert normalise("XX-90001", is_generated) == "XX-90001"
+
+
+def test_ignored_columns_drop_out_of_both_sides_and_an_update_only_there_is_no_update() -> None:
+    a2 = {"id": "A2", "bal": 0, "note": "y"}
+    gold = snap(
+        accounts={("A1",): {"id": "A1", "bal": 5, "note": "gold"}, ("A2",): a2},
+        transfers={("T-90001",): {"id": "<new:T>", "amt": 5, "memo": "a"}},
+    )
+    agent = snap(
+        accounts={("A1",): {"id": "A1", "bal": 5, "note": "x"}, ("A2",): {**a2, "note": "z"}},
+        transfers={("T-90001",): {"id": "<new:T>", "amt": 5, "memo": "b"}},
+    )
+    expected, actual = diff(INITIAL, gold), diff(INITIAL, agent)
+    assert compare(expected, actual)
+    ignored = ["accounts.note", "transfers.memo"]
+    assert compare(without_columns(expected, ignored), without_columns(actual, ignored)) == []
+    assert "A2" not in str(without_columns(actual, ignored)["accounts"].updated)
+    six = snap(
+        accounts=gold.tables["accounts"], transfers={("T-90001",): {"id": "<new:T>", "amt": 6, "memo": "a"}}
+    )
+    entries = compare(without_columns(expected, ignored), without_columns(diff(INITIAL, six), ignored))
+    assert [(e.table, e.column) for e in entries] == [("transfers", "amt")]

@@ -1,0 +1,160 @@
+"""Replay checks: proof that each task's reward means something (DESIGN §5).
+
+For every task: the gold replay succeeds and scores 1; the empty trajectory with an empty transcript scores
+0 (always, whether or not the gold changes anything); where the gold changes nothing, a plausible wrong
+trajectory scores 0 too; dropping any single gold write scores 0; adding the domain's unrelated canary
+write scores 0. Analytics tasks: the gold answer scores 1, no answer, a perturbed answer and an extra write
+score 0.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from env_server.domain import Domain
+from env_server.scoring.scorer import Scorer, submitted_answer
+from env_server.validation._report import CheckOutcome
+from shared.models import ScoreResult, ToolCallResult, ToolCallSpec
+from shared.tasks import GoldAction, Task
+
+Messages = list[dict[str, str]]
+
+
+@dataclass
+class Replayer:
+    """Scores trajectories of one task on fresh sandboxes, as `POST /v1/score` would."""
+
+    task: Task
+    domain: Domain
+    scorer: Scorer
+
+    @property
+    def said(self) -> Messages:
+        """A transcript in which the agent says every `communicate` item."""
+        items = self.task.communicate
+        return [{"role": "assistant", "content": " ; ".join(items)}] if items else []
+
+    def run(
+        self, actions: Sequence[GoldAction], messages: Messages | None = None, *, rubric: bool = False
+    ) -> tuple[ScoreResult, list[ToolCallResult]]:
+        """Replay `actions` and score them with `messages` (default: every item said).
+
+        Rubric questions need a judge, so they are left out unless `rubric` is set; the scorer fails them
+        without a judge when the agent said nothing, which is the only case validation scores them in.
+        """
+        task = self.task if rubric else self.task.model_copy(update={"rubric": []})
+        calls = [ToolCallSpec(name=a.tool, arguments=a.args) for a in actions]
+        results, actual = self.scorer.replay(task, self.domain, calls)
+        answer = submitted_answer(results, [c.arguments for c in calls])
+        said = self.said if messages is None else messages
+        return self.scorer.score(task, self.domain, actual, said, answer), results
+
+    def reward(
+        self, actions: Sequence[GoldAction], messages: Messages | None = None
+    ) -> tuple[int | None, str]:
+        """The reward of `actions`, and why it is not 1 (the failed checks)."""
+        result, _ = self.run(actions, messages)
+        failed = [c for c in result.checks if not c.passed]
+        return result.reward, "; ".join(f"{c.name}: {c.detail}" for c in failed)
+
+    def empty(self) -> CheckOutcome:
+        """No tool call and no message must score 0, rubric included (a do-nothing agent fails)."""
+        result, _ = self.run([], [], rubric=True)
+        if result.reward == 0:
+            return CheckOutcome("empty", True, "scores 0")
+        return CheckOutcome(
+            "empty",
+            False,
+            "a do-nothing agent scores 1: check that the agent told the person the decisive fact "
+            "(a communicate item with the number, date, rule or amount, or a narrow rubric question)",
+        )
+
+
+def replay_checks(replayer: Replayer) -> list[CheckOutcome]:
+    """gold, empty, wrong, minus-one-write and canary for an action task."""
+    task, domain = replayer.task, replayer.domain
+    r, why = replayer.reward(task.gold_actions)
+    checks = [CheckOutcome("gold", r == 1, why or "scores 1"), replayer.empty()]
+    expected = replayer.scorer.expected(task, domain)
+    if task.wrong_actions or not expected:
+        if not task.wrong_actions:
+            checks.append(CheckOutcome("wrong", False, "gold changes nothing: add wrong_actions"))
+        else:
+            r, _ = replayer.reward(task.wrong_actions)
+            checks.append(CheckOutcome("wrong", r == 0, "scores 0" if r == 0 else "wrong_actions score 1"))
+
+    writes = [i for i, a in enumerate(task.gold_actions) if is_write(domain, a)]
+    unneeded = []
+    for i in writes:
+        r, _ = replayer.reward([a for j, a in enumerate(task.gold_actions) if j != i])
+        if r != 0:
+            unneeded.append(f"#{i} {task.gold_actions[i].tool}")
+    if writes:
+        detail = (
+            f"{len(writes)} writes each needed" if not unneeded else "score 1 without " + ", ".join(unneeded)
+        )
+        checks.append(CheckOutcome("minus-one-write", not unneeded, detail))
+    checks.append(_canary(replayer, task.gold_actions))
+    return checks
+
+
+def analytics_checks(replayer: Replayer, rows: list[list[Any]]) -> list[CheckOutcome]:
+    """gold, empty, wrong and canary for an analytics task whose gold SQL returns `rows`."""
+
+    def answer(value: list[list[Any]]) -> GoldAction:
+        return GoldAction(tool="submit_answer", args={"rows": value})
+
+    r, why = replayer.reward([answer(rows)])
+    checks = [CheckOutcome("gold", r == 1, why or "scores 1"), replayer.empty()]
+    r, _ = replayer.reward([answer(perturbed(rows))])
+    checks.append(CheckOutcome("wrong", r == 0, "scores 0" if r == 0 else "a perturbed answer scores 1"))
+    checks.append(_canary(replayer, [answer(rows)], first=True))
+    return checks
+
+
+def _canary(replayer: Replayer, actions: list[GoldAction], first: bool = False) -> CheckOutcome:
+    canary = replayer.domain.canary_action
+    if canary is None:
+        return CheckOutcome("canary", False, f"domain {replayer.domain.name} declares no canary_action")
+    r, _ = replayer.reward([canary, *actions] if first else [*actions, canary])
+    return CheckOutcome("canary", r == 0, "scores 0" if r == 0 else "an extra write scores 1")
+
+
+def perturbed(rows: list[list[Any]]) -> list[list[Any]]:
+    """A plausible wrong answer: one row fewer, or the first number off by a tenth plus one."""
+    if len(rows) > 1:
+        return rows[:-1]
+    row = list(rows[0])
+    for i, cell in enumerate(row):
+        if isinstance(cell, int | float) and not isinstance(cell, bool):
+            row[i] = cell * 1.1 + 1
+            return [row]
+    return [[*row[:-1], f"{row[-1]}-not"]] if row else [["nothing"]]
+
+
+def column_references(task: Task, domain: Domain) -> CheckOutcome:
+    """Every "table.column" of `determined_by` and `ignore_columns` names a column of the domain.
+
+    `determined_by` may also hold "table.*": what fixes whether a row of that table exists at all.
+    """
+    bad = []
+    refs = [(r, r.endswith(".*")) for r in task.determined_by] + [(r, False) for r in task.ignore_columns]
+    for ref, whole_row in refs:
+        table_name, _, column = ref.partition(".")
+        table = domain.metadata.tables.get(table_name)
+        if table is None or (column not in table.columns and not whole_row):
+            bad.append(ref)
+    both = sorted(set(task.determined_by) & set(task.ignore_columns))
+    if bad:
+        return CheckOutcome("columns", False, "no such table.column in the domain: " + ", ".join(bad))
+    if both:
+        return CheckOutcome("columns", False, "both determined and ignored: " + ", ".join(both))
+    return CheckOutcome("columns", True, "determined_by and ignore_columns name real columns")
+
+
+def is_write(domain: Domain, action: GoldAction) -> bool:
+    """Whether `action` calls one of the domain's write tools."""
+    tool = domain.tools_by_name.get(action.tool)
+    return tool is not None and tool.kind == "write"

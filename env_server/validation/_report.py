@@ -1,0 +1,45 @@
+"""What validation reports: one outcome per check and task, in a fixed order of checks."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+#: Every check, in the order the summary lists them (a task runs the ones that apply to it).
+CHECKS = (
+    "gold",
+    "empty",
+    "wrong",
+    "minus-one-write",
+    "canary",
+    "columns",
+    "arguments",
+    "communicate-items",
+    "script",
+    "script-replay",
+    "boundaries",
+    "text",
+)
+
+
+@dataclass(frozen=True)
+class CheckOutcome:
+    """One validation check of one task."""
+
+    name: str
+    passed: bool
+    detail: str = ""
+
+
+@dataclass
+class TaskValidation:
+    """All checks of one task, plus notes that are findings but not failures (settled sensitivities)."""
+
+    task_id: str
+    domain: str
+    checks: list[CheckOutcome] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def passed(self) -> bool:
+        """True iff every check passed."""
+        return all(c.passed for c in self.checks)

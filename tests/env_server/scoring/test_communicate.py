@@ -1,0 +1,122 @@
+"""The communicate matcher: atomic facts are found however the agent writes them; near misses are not."""
+
+import pytest
+
+from env_server.scoring.communicate import communicated, is_atomic, tokens
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "The total is $1,450.",
+        "That comes to 1450 dollars",
+        "You paid $1,450.00 in total.",
+        "USD 1,450 was charged",
+        "US$1,450 was charged",
+        "a refund of $1450",
+    ],
+)
+def test_amount_forms_agree(said: str) -> None:
+    assert communicated("$1,450", [said])
+    assert communicated("1450 dollars", [said])
+    assert communicated("$1,450.00", [said])
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "The total is $14,500.",
+        "That is $145.",
+        "That is $1,450.50.",
+        "That is 1450.5 dollars",
+        "reference 21450",
+        "$1,4500",
+        "1,450,000 dollars",
+        "Nothing to pay.",
+    ],
+)
+def test_amount_near_misses_do_not_match(said: str) -> None:
+    assert not communicated("$1,450", [said])
+
+
+def test_cents_and_decimals() -> None:
+    assert communicated("$7.99", ["a return fee of $7.99 applies"])
+    assert not communicated("$7.99", ["a return fee of $7.90 applies"])
+    assert not communicated("$7.99", ["a return fee of $799 applies"])
+    assert communicated("$0.50", ["50 cents, that is $0.5"])
+    assert communicated("$50.00", ["a $50 change fee"])
+    assert not communicated("$50", ["a $50.01 change fee"])
+
+
+def test_percent_forms_agree() -> None:
+    for said in ["a 50% refund", "50 percent back", "50 per cent of the total"]:
+        assert communicated("50%", [said]), said
+        assert communicated("50 percent", [said]), said
+    assert not communicated("50%", ["a 150% refund"])
+    assert not communicated("50%", ["$50 back"])
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "Check-in is on 2026-10-14.",
+        "from 14 October 2026",
+        "from October 14, 2026",
+        "from Oct 14",
+        "from 14 Oct",
+        "on Wednesday 14th October",
+        "on the 14th of October 2026",
+        "Oct. 14th, 2026",
+    ],
+)
+def test_iso_dates_match_written_forms(said: str) -> None:
+    assert communicated("2026-10-14", [said])
+
+
+@pytest.mark.parametrize(
+    "said", ["on 15 October 2026", "on 14 October 2025", "on 2026-10-15", "on 2026-11-14", "Oct 1", "room 14"]
+)
+def test_other_dates_do_not_match(said: str) -> None:
+    assert not communicated("2026-10-14", [said])
+
+
+def test_written_item_dates_match_iso_and_other_written_forms() -> None:
+    assert communicated("14 October 2026", ["on 2026-10-14"])
+    assert communicated("October 14", ["on 2026-10-14"])
+    assert not communicated("October 14", ["on 2026-10-15"])
+
+
+def test_ids_counts_and_terms_on_token_boundaries() -> None:
+    assert communicated("BK-20417", ["Your booking bk 20417 is on hold"])
+    assert not communicated("BK-20417", ["Your booking BK-204170 is on hold"])
+    assert not communicated("BK-20417", ["Your booking BK-20418 is on hold"])
+    assert communicated("3 instalments", ["That is three instalments of $250."])
+    assert not communicated("3 instalments", ["That is 13 instalments."])
+    assert communicated("adjuster", ["One of our adjusters will call you."])
+    assert communicated("adjuster", ["The adjuster's review takes a week."])
+    assert not communicated("adjuster", ["We will adjust it."])
+    assert not communicated("fraud", ["This looks fraudulent."])
+
+
+def test_each_message_is_searched_on_its_own_and_empty_items_never_match() -> None:
+    assert communicated("$1,450", ["hello", "It is $1,450."])
+    assert not communicated("BK-20417", ["booking BK", "20417"])
+    assert not communicated("", ["anything"])
+    assert not communicated("$", ["$5"])
+    assert not communicated("$1,450", [])
+
+
+def test_tokens_are_canonical() -> None:
+    assert tokens("$1,450.00 on 14 Oct 2026, 50%") == ["1450", "on", "@2026-10-14", "50", "percent"]
+
+
+@pytest.mark.parametrize(
+    "item", ["$1,450", "2026-10-14", "BK-20417", "3 instalments", "adjuster", "don't", "e-mail"]
+)
+def test_atomic_items(item: str) -> None:
+    assert is_atomic(item)
+
+
+@pytest.mark.parametrize("item", ["supervisor approval", "transfer complete", "no refund", "  "])
+def test_phrases_are_not_atomic(item: str) -> None:
+    assert not is_atomic(item)
