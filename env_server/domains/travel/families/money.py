@@ -12,6 +12,7 @@ from env_server.domain import ScenarioContext
 from env_server.domains.travel.families._policy import (
     COMPENSATION_LIMIT_CENTS,
     DAY,
+    THANKS,
     WEEK,
     Action,
     Row,
@@ -26,6 +27,8 @@ from env_server.domains.travel.models import NOW
 from env_server.domains.travel.seed import CAUSES, CONTROLLABLE
 from shared.tasks import Task
 
+#: What fixes the category of a compensation hold (the `determined_by` reason of generated tasks).
+REVIEW_CATEGORY_RULE = "policy 11: a compensation total over $500 goes to a review with category compensation"
 _DELAYS = (45, 95, 150, 175, 180, 190, 240, 300, 359, 360, 420, 480)
 FARES = ("BASIC", "STANDARD", "FLEX", "BUSINESS")
 
@@ -129,9 +132,8 @@ def compensation(ctx: ScenarioContext) -> Task:
             **common,
         )
     review = amount > COMPENSATION_LIMIT_CENTS
-    script.append(
-        "Yes, please pass it to a supervisor." if review else "Yes, please issue the voucher. Thank you."
-    )
+    script.append("Yes, please pass it to a supervisor." if review else "Yes, please issue the voucher.")
+    script.append(THANKS)
     return ctx.task(
         difficulty_tags=[
             "compensation",
@@ -149,6 +151,7 @@ def compensation(ctx: ScenarioContext) -> Task:
         if review
         else [],
         communicate=["supervisor"] if review else [],
+        determined_by={"supervisor_reviews.category": REVIEW_CATEGORY_RULE} if review else {},
         **common,
     )
 
@@ -219,6 +222,7 @@ def cancel_refund(ctx: ScenarioContext) -> Task:
                     f"{opening} Unfortunately {illness}, so I need a full refund, please.",
                     holder.identity_line(),
                     "Yes, please ask a supervisor. I'll wait to hear back before cancelling anything.",
+                    THANKS,
                 ],
             },
             initial_patch=scene.initial_patch(),
@@ -241,6 +245,10 @@ def cancel_refund(ctx: ScenarioContext) -> Task:
                 {**cancel, "args": {**cancel["args"], "refund_cents": trip.ticket_value}},
             ],
             communicate=["supervisor"],
+            determined_by={
+                "supervisor_reviews.category": "policy 8: a refund asked for because of illness or "
+                "bereavement goes to a review with category refund_exception"
+            },
         )
     return ctx.task(
         difficulty_tags=["cancellation", "refund", fare_code.lower(), f"refund-{pct}"]
@@ -260,6 +268,7 @@ def cancel_refund(ctx: ScenarioContext) -> Task:
                 opening,
                 holder.identity_line(),
                 "Yes, cancel the whole reservation, even if I get nothing back.",
+                THANKS,
             ],
         },
         initial_patch=scene.initial_patch(),
