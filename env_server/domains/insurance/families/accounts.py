@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 from env_server.domain import ScenarioContext
-from env_server.domains.insurance.families._common import GEOGRAPHY, STATES, action, day
+from env_server.domains.insurance.families._common import GEOGRAPHY, STATES, THANKS, action, day
 from env_server.domains.insurance.families._holder import ticket
 from env_server.domains.insurance.families._scene import Scene
 from shared.tasks import Task
@@ -110,6 +110,7 @@ def identity_then_change(ctx: ScenarioContext) -> Task:
             + (" I'm moving out of state." if variant == "other-state" else ""),
             f"{holder.identity_line()} {detail}",
             "Okay, yes, please open that request." if variant == "other-state" else "Yes, please update it.",
+            THANKS,
         ]
         persona = holder.persona()
         known = holder.known(new=detail)
@@ -136,6 +137,13 @@ def identity_then_change(ctx: ScenarioContext) -> Task:
                 *reads,
                 ticket(holder, "policy_change", f"Move to {state}", f"Customer moves to {city}, {state}."),
             ],
+            determined_by={
+                "support_tickets.category": "policy 14.2: a move to another state with a policy in force "
+                "is a policy_change ticket",
+                "support_tickets.priority": "policy 14.2: the policy_change ticket has priority normal",
+            },
+            # No rule says whether the ticket names the policy: an agent may leave policy_id out.
+            ignore_columns=["support_tickets.policy_id"],
             **common,
         )
     if wrong:
@@ -151,5 +159,8 @@ def identity_then_change(ctx: ScenarioContext) -> Task:
         difficulty_tags=["identity", "contact-details"],
         description=description,
         gold_actions=[*reads, holder.verify(), change],
+        determined_by={"customers.state": f"user: the new address is in {state}"}
+        if what == "address"
+        else {},
         **common,
     )

@@ -16,6 +16,7 @@ from env_server.domains.insurance.families._common import (
     COVERAGE_BY_CAUSE,
     FILING_WINDOW_DAYS,
     INCIDENT,
+    THANKS,
     TODAY,
     action,
     car,
@@ -177,9 +178,8 @@ def decide_claim(ctx: ScenarioContext) -> Task:
         "script": script,
     }
     head = [holder.find(), holder.verify(), action("get_claim", claim_id=cid)]
-    script.append(
-        "All right. Yes, please send it to the adjuster." if refer else "Yes, please approve it. Thank you."
-    )
+    script.append("All right. Yes, please send it to the adjuster." if refer else "Yes, please approve it.")
+    script.append(THANKS)
     if refer:
         why = (
             "theft" if cause == "theft" else "an injury" if injuries else f"an estimate of {cents(estimate)}"
@@ -198,6 +198,9 @@ def decide_claim(ctx: ScenarioContext) -> Task:
             initial_patch=scene.initial_patch(),
             gold_actions=[*head, action("refer_claim_to_adjuster", claim_id=cid), *police],
             communicate=["adjuster"],
+            determined_by={"documents.doc_type": "policy 8.3: every theft claim gets a police_report request"}
+            if police
+            else {},
         )
     payout = estimate - claim.deductible_cents
     return ctx.task(

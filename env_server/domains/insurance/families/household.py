@@ -4,17 +4,23 @@ from __future__ import annotations
 
 from env_server.domain import ScenarioContext
 from env_server.domains.insurance.families._common import (
+    ID_CARDS_SETTLED,
+    KIN,
     MAX_VEHICLES,
     STATES,
     STATES_WITHOUT_EXCLUSIONS,
+    THANKS,
     UNDERWRITING_MAX_YEAR,
     action,
     add_vehicle,
     car,
+    car_settled,
     day_iso,
     describe_car,
+    driver_settled,
     full_coverage,
     id_cards,
+    underwriting_settled,
 )
 from env_server.domains.insurance.families._holder import ticket
 from env_server.domains.insurance.families._scene import Scene
@@ -59,18 +65,14 @@ def change_by_status(ctx: ScenarioContext) -> Task:
         wish = f"add my new car to policy {pid}"
         details = describe_car(vehicle)
         what = "vehicle"
+        settled = car_settled(vehicle)
     else:
         young = in_force and rng.random() < 0.3
         args = scene.newcomer(holder, young=young)
         relationship = args["relationship"]
         change = action("add_driver", **args)
-        kin = {
-            "child": "my kid",
-            "spouse": "my partner",
-            "parent": "my mother",
-            "other_household": "my cousin",
-        }
-        wish = f"add {kin[relationship]} {args['first_name']} as a driver on policy {pid}"
+        wish = f"add {KIN[relationship]} {args['first_name']} as a driver on policy {pid}"
+        settled = driver_settled(args, f"{KIN[relationship]} {args['first_name']}")
         details = (
             f"{args['first_name']} {args['last_name']}, born {day_iso(args['date_of_birth'])}, "
             f"{args['license_state']} licence {args['license_number']}; lives with me."
@@ -86,7 +88,11 @@ def change_by_status(ctx: ScenarioContext) -> Task:
         "script": [
             f"{holder.hello()} I'd like to {wish}.",
             f"{holder.identity_line()} {details}",
-            "Okay, understood. Thank you." if not in_force else "Yes, that's right, please go ahead.",
+            *(
+                ["Okay, understood. Thank you."]
+                if not in_force
+                else ["Yes, that's right, please go ahead.", THANKS]
+            ),
         ],
     }
     reads = [holder.find(), action("get_policy", policy_id=pid)]
@@ -123,6 +129,7 @@ def change_by_status(ctx: ScenarioContext) -> Task:
                     f"Policyholder asks to add {args['first_name']} (born {args['date_of_birth']}).",
                 ),
             ],
+            determined_by=underwriting_settled("3.3", "a new driver younger than 18"),
             **fields,
         )
     after = [id_cards(pid)] if what == "vehicle" and status == "active" else []
@@ -131,6 +138,7 @@ def change_by_status(ctx: ScenarioContext) -> Task:
         description=f"Add a {what} to {'an' if status == 'active' else 'a'} {status} policy"
         + (" and email new ID cards." if after else " (no ID cards in grace)." if what == "vehicle" else "."),
         gold_actions=[reads[0], holder.verify(), reads[1], change, *after],
+        determined_by=settled | (ID_CARDS_SETTLED if after else {}),
         **fields,
     )
 
@@ -157,7 +165,11 @@ def exclude_by_state(ctx: ScenarioContext) -> Task:
             f"my roommate {who} just moved in. They have their own car and I don't want them covered on "
             "mine, so please add them as an excluded driver"
         )
-        details = f"{who}, born {day_iso(args['date_of_birth'])}, licence {args['license_number']}."
+        details = (
+            f"{who}, born {day_iso(args['date_of_birth'])}, {args['license_state']} licence "
+            f"{args['license_number']}."
+        )
+        settled = driver_settled(change["args"], f"my roommate {who} just moved in")
     else:
         person = rng.choice((spouse, child)) if variant == "listed" else child
         who = f"{person.first_name} {person.last_name}"
@@ -175,6 +187,7 @@ def exclude_by_state(ctx: ScenarioContext) -> Task:
                 "now. Please take them off my policy"
             )
         details = f"It's {who} on policy {pid}."
+        settled = {}
     refused = variant != "moved-out" and no_exclusions
     user = {
         "persona": holder.persona(f"rating state {state}"),
@@ -186,7 +199,7 @@ def exclude_by_state(ctx: ScenarioContext) -> Task:
         "script": [
             f"{holder.hello()} On policy {pid}: {ask}.",
             f"{holder.identity_line()} {details}",
-            "I see, then leave it as it is. Thanks." if refused else "Yes, please go ahead.",
+            *(["I see, then leave it as it is. Thanks."] if refused else ["Yes, please go ahead.", THANKS]),
         ],
     }
     reads = [holder.find(), action("get_policy", policy_id=pid)]
@@ -211,6 +224,7 @@ def exclude_by_state(ctx: ScenarioContext) -> Task:
         user=user,
         initial_patch=scene.initial_patch(),
         gold_actions=[reads[0], holder.verify(), reads[1], change],
+        determined_by=settled,
     )
 
 
@@ -243,7 +257,7 @@ def vehicle_rules(ctx: ScenarioContext) -> Task:
         "script": [
             f"{holder.hello()} I need to add a vehicle to my policy {pid}.",
             f"{holder.identity_line()} {describe_car(vehicle)}",
-            "Okay, I understand. Thank you." if refused else "Yes, please go ahead.",
+            *(["Okay, I understand. Thank you."] if refused else ["Yes, please go ahead.", THANKS]),
         ],
     }
     reads = [holder.find(), action("get_policy", policy_id=pid)]
@@ -258,6 +272,7 @@ def vehicle_rules(ctx: ScenarioContext) -> Task:
                 *reads,
                 ticket(holder, "underwriting", f"Add a {car(vehicle)}", f"Asks to add a {car(vehicle)}."),
             ],
+            determined_by=underwriting_settled("5.2", "a vehicle of model year 2001 or older"),
         )
     if variant in ("fifth", "uncovered"):
         return ctx.task(
@@ -281,4 +296,5 @@ def vehicle_rules(ctx: ScenarioContext) -> Task:
         user=user,
         initial_patch=patch,
         gold_actions=[reads[0], holder.verify(), reads[1], change, *after],
+        determined_by=car_settled(vehicle) | (ID_CARDS_SETTLED if after else {}),
     )
