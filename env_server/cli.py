@@ -249,14 +249,15 @@ def _check_counts(reports: list[TaskValidation]) -> dict[str, tuple[int, int]]:
 
 
 def _print_validation(reports: list[TaskValidation], backend: str) -> None:
-    table = Table(
-        "check", "tasks", "passed", "failed", title=f"task validity ({backend}): {len(reports)} tasks"
-    )
+    table = Table("check", title=f"task validity ({backend}): {len(reports)} tasks")
+    for column in ("tasks", "passed", "failed"):
+        table.add_column(column, justify="right")
     for name, (ran, passed) in _check_counts(reports).items():
         failed = f"[red]{ran - passed}[/red]" if ran > passed else "0"
         table.add_row(name, str(ran), str(passed), failed)
     ok = sum(r.passed for r in reports)
-    table.add_row("[b]all checks[/b]", str(len(reports)), str(ok), str(len(reports) - ok), end_section=True)
+    table.add_section()
+    table.add_row("[b]all tasks[/b]", str(len(reports)), str(ok), str(len(reports) - ok))
     for r in reports:
         for c in r.checks:
             if not c.passed:

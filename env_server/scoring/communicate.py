@@ -6,8 +6,9 @@ in an agent message when its canonical tokens appear there in a row, whatever wa
 - numbers lose thousands separators, currency marks and a zero fraction: `$1,450`, `1450 dollars`,
   `$1,450.00` and `USD 1,450` are all `1450` (while `$14,500`, `1450.5` and `21450` stay different);
 - `%`, `percent` and `per cent` are one token; small number words are digits (`three` is `3`);
-- dates are one token: `2026-10-14`, `14 October 2026`, `October 14, 2026`, `Wed 14th Oct` are the same
-  day, and a date written without a year matches that day of any year;
+- dates are one token: `2026-10-14`, `14 October 2026`, `October 14, 2026`, `Wed 14th Oct`, `10/14/2026`
+  and `14.10.2026` are the same day (`03/04/2026` may be either), and a date written without a year matches
+  that day of any year;
 - an item's last word also matches its plural (`adjuster` is found in "our adjusters").
 
 `agent_messages` is also all that the rubric judge is shown, so both checks read the same messages.
@@ -69,6 +70,7 @@ _CURRENCY_WORDS = frozenset({"usd", "dollar", "dollars"})
 _TOKEN = re.compile(
     rf"""
     (?P<iso>(?<![\w-])\d{{4}}-\d{{2}}-\d{{2}}(?![\d]))
+    | (?P<numeric>(?<![\w./-])\d{{1,2}}[/.]\d{{1,2}}[/.]\d{{4}}(?![\w/]))
     | (?P<dmy>(?<![\w]){_DAY}(?:\s+of)?\s+{_MONTH}(?:,?\s+\d{{4}})?(?![\w]))
     | (?P<mdy>(?<![\w]){_MONTH}\s+{_DAY}(?:,?\s+\d{{4}})?(?![\w]))
     | (?P<number>\d{{1,3}}(?:,\d{{3}})+(?:\.\d+)?(?!\d)|\d+(?:\.\d+)?)
@@ -86,6 +88,8 @@ def tokens(text: str) -> list[str]:
         kind, value = m.lastgroup, m.group()
         if kind == "iso":
             found.append(f"@{value}")
+        elif kind == "numeric":
+            found.append(_numeric_date(value))
         elif kind in ("dmy", "mdy"):
             found.append(_written_date(value))
         elif kind == "number":
@@ -115,12 +119,32 @@ def _written_date(text: str) -> str:
     return f"@{year}-{month:02d}-{day:02d}"
 
 
+def _numeric_date(text: str) -> str:
+    """`08/14/1987`, `14/08/1987`, `14.08.1987` -> `@1987-08-14`; `03/04/1987` is both `@1987-03-04|04-03`."""
+    first, second, year = (int(n) for n in re.split(r"[/.]", text))
+    month, day = (second, first) if "." in text or first > 12 else (first, second)
+    if not (1 <= month <= 12 and 1 <= day <= 31):
+        return text
+    if "/" in text and first <= 12 and second <= 12 and first != second:
+        return f"@{year}-{first:02d}-{second:02d}|{second:02d}-{first:02d}"
+    return f"@{year}-{month:02d}-{day:02d}"
+
+
+def _dates(token: str) -> list[tuple[str, str]]:
+    """(year, "MM-DD") readings of a date token."""
+    year, _, rest = token[1:].partition("-")
+    return [(year, md) for md in rest.split("|")]
+
+
 def _same(item_token: str, said: str, last: bool) -> bool:
     if item_token == said:
         return True
     if item_token.startswith("@") and said.startswith("@"):
-        (iy, imd), (sy, smd) = item_token[1:].split("-", 1), said[1:].split("-", 1)
-        return imd == smd and "*" in (iy, sy)
+        return any(
+            imd == smd and (iy == sy or "*" in (iy, sy))
+            for iy, imd in _dates(item_token)
+            for sy, smd in _dates(said)
+        )
     return last and item_token.isalpha() and said in (item_token + "s", item_token + "es")
 
 

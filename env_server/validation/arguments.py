@@ -61,6 +61,11 @@ def enum_values(annotation: Any) -> list[Any]:
     return []
 
 
+#: Accepted swaps tried per enumerated argument: one other value already shows a column is sensitive, and a
+#: long enumeration (50 states) would otherwise cost a replay per value. Values the tool refuses don't count.
+MAX_SWAPS = 3
+
+
 def variants(args_model: type[BaseModel], args: dict[str, Any]) -> Iterator[tuple[str, dict[str, Any]]]:
     """(label, arguments) for each optional argument removed and each enumerated value swapped."""
     for name, info in args_model.model_fields.items():
@@ -104,15 +109,22 @@ def sensitivities(replayer: Replayer) -> list[Sensitivity]:
         if not is_write(domain, action) or action.tool == domain.conduct.identity_tool:
             continue
         tool = domain.tools_by_name[action.tool]
+        swaps: dict[str, int] = {}
         for label, args in variants(tool.args_model, action.args):
+            argument = label.split()[-1].split("=")[0]
+            if label.startswith("with ") and swaps.get(argument, 0) >= MAX_SWAPS:
+                continue
             actions = [
                 *task.gold_actions[:i],
                 GoldAction(tool=action.tool, args=args),
                 *task.gold_actions[i + 1 :],
             ]
             result, calls = replayer.run(actions)
-            if result.reward != 0 or calls[i].error is not None:
-                continue  # same outcome, or the tool refused the variant: nothing to settle
+            if calls[i].error is not None:
+                continue  # the tool refused the variant: nothing to settle
+            swaps[argument] = swaps.get(argument, 0) + 1
+            if result.reward != 0:
+                continue  # the same outcome
             columns = sorted(changed_columns(result.diff))
             if not columns:
                 continue  # lost through a later call the variant made fail, not through a column

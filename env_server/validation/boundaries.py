@@ -86,6 +86,11 @@ def variants(sql: str, dialect: str) -> Iterator[Variant]:
     tree = sqlglot.parse_one(sql, read=dialect)
     kinds = tuple(_OPERATORS)
     for i, node in enumerate(tree.find_all(*kinds)):
+        if any(
+            isinstance(s, exp.Literal) and not s.is_string and s.name == "0"
+            for s in (node.this, node.expression)
+        ):
+            continue  # `> 0` is "has any": `>= 0` is no reading an analyst would take
         copy = tree.copy()
         target = list(copy.find_all(*kinds))[i]
         name, other = _OPERATORS[type(target)]
@@ -161,6 +166,8 @@ def tie_query(sql: str, dialect: str) -> tuple[str, int] | None:
         keys.append(key.copy())
     copy = tree.copy()
     copy.set("expressions", keys)
+    for ordered, key in zip(copy.args["order"].expressions, keys, strict=True):
+        ordered.set("this", key.copy())
     copy.set("distinct", tree.args.get("distinct"))
     copy.set("limit", exp.Limit(expression=exp.Literal.number(n + 1)))
     return copy.sql(dialect=dialect), n

@@ -89,6 +89,8 @@ def test_judge_down_gives_backend_error_and_the_server_keeps_serving(
     with TestClient(create_app(_settings(tmp_path, own_llm_server), registry=toy_registry)) as client:
         eid = start_episode(client, "toybank-judge-003")
         call(client, eid, "set_balance", account_id="AC-0005", balance_cents=12300)
+        said = client.post(f"/v1/episodes/{eid}/messages", json={"content": "Done: the balance is 123.00."})
+        assert said.status_code == 200  # with something said, the rubric needs the judge
         own_llm_server.kill()
         score = client.post(f"/v1/episodes/{eid}/score").json()
         assert score["status"] == "backend_error" and score["reward"] is None and score["error"]

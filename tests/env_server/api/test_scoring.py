@@ -38,3 +38,20 @@ def test_scoring_the_same_state_twice_gives_the_same_result(client: TestClient) 
 
 def test_unknown_task_is_404(client: TestClient) -> None:
     assert client.post("/v1/score", json={"task_id": "nope"}).status_code == 404
+
+
+def test_ignored_columns_do_not_count_and_determined_ones_do(client: TestClient) -> None:
+    def reward(**args: str) -> int:
+        call = {"name": "open_ticket", "arguments": {"account_id": "AC-0007", "topic": "fees", **args}}
+        said = [{"role": "assistant", "content": "Your ticket is TK-90001."}]
+        body = {"task_id": "toybank-ticket-006", "tool_calls": [call], "messages": said}
+        return int(client.post("/v1/score", json=body).json()["reward"])
+
+    assert reward() == 1
+    assert reward(priority="high") == 1  # tickets.priority is in the task's ignore_columns
+    assert reward(topic="fraud") == 0  # tickets.topic is determined: the owner asked about a fee
+
+
+def test_a_silent_trajectory_scores_zero_even_on_a_refusal(client: TestClient) -> None:
+    body = {"task_id": "toybank-refuse-frozen-002", "tool_calls": [], "messages": []}
+    assert client.post("/v1/score", json=body).json()["reward"] == 0

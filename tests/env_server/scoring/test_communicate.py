@@ -80,6 +80,15 @@ def test_other_dates_do_not_match(said: str) -> None:
     assert not communicated("2026-10-14", [said])
 
 
+def test_numeric_dates() -> None:
+    assert communicated("1987-08-14", ["Date of birth 08/14/1987, ZIP 17195."])
+    assert communicated("1987-08-14", ["born 14/08/1987"]) and communicated("1987-08-14", ["born 14.08.1987"])
+    assert communicated("1987-03-04", ["born 03/04/1987"]) and communicated("1987-04-03", ["born 03/04/1987"])
+    assert not communicated("1987-03-05", ["born 03/04/1987"])
+    assert not communicated("1987-08-14", ["born 08/14/1988"])
+    assert tokens("$14.08 on 1.5.2026") == ["14.08", "on", "@2026-05-01"]
+
+
 def test_written_item_dates_match_iso_and_other_written_forms() -> None:
     assert communicated("14 October 2026", ["on 2026-10-14"])
     assert communicated("October 14", ["on 2026-10-14"])
