@@ -163,8 +163,9 @@ def deductible_change(ctx: ScenarioContext) -> Task:
             initial_patch=scene.initial_patch(),
             gold_actions=reads,
             wrong_actions=[holder.verify(), change],
-            # The decisive fact: the lapse (rule 2.2), else the undecided claim that blocks lowering (6.2).
-            communicate=["lapsed" if lapsed or claim is None else claim.claim_id],
+            # The decisive fact: the lapse (rule 2.2), else the status of the claim that blocks a lower
+            # deductible (6.2): "open", or "adjuster" for a claim in adjuster_review.
+            communicate=["lapsed" if lapsed or claim is None else claim.status.split("_")[0]],
         )
     return ctx.task(
         difficulty_tags=["coverage", "deductible", "communicate", *(["claims"] if claim else [])],

@@ -291,7 +291,8 @@ def vehicle_rules(ctx: ScenarioContext) -> Task:
     after = [id_cards(pid)] if holder.policy.status == "active" else []
     return ctx.task(
         difficulty_tags=["vehicles", *(["documents"] if after else ["grace"])],
-        description=f"Add a {vehicle.ownership} vehicle to a {holder.policy.status} policy"
+        description=f"Add {'an' if vehicle.ownership == 'owned' else 'a'} {vehicle.ownership} vehicle to "
+        f"{'an' if holder.policy.status == 'active' else 'a'} {holder.policy.status} policy"
         + (", then email ID cards." if after else "; no ID cards in grace."),
         user=user,
         initial_patch=patch,

@@ -74,6 +74,10 @@ def trouble(flight: Row) -> str:
     return f"landed {flight['delay_minutes']} minutes late ({cause})"
 
 
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
 def _party(travellers: int) -> str:
     return f"{travellers} of us travelling" if travellers > 1 else "I travelled alone"
 
@@ -140,7 +144,7 @@ def compensation(ctx: ScenarioContext) -> Task:
             "supervisor-review" if review else "voucher",
             holder.tier or "no-loyalty",
         ],
-        description=f"Compensation of {dollars(amount)} ({len(trip.travellers)} travellers, "
+        description=f"Compensation of {dollars(amount)} ({_count(len(trip.travellers), 'traveller')}, "
         f"{holder.tier or 'no'} tier)" + (": above $500, a supervisor decides." if review else "."),
         gold_actions=[holder.verify(), trip.get(), issue(trip, flight, amount)],
         wrong_actions=[
