@@ -148,17 +148,37 @@ def _same(item_token: str, said: str, last: bool) -> bool:
     return last and item_token.isalpha() and said in (item_token + "s", item_token + "es")
 
 
+_WORD_HYPHEN = re.compile(r"(?<=[A-Za-z])-(?=[A-Za-z])")
+
+
+def _readings(text: str) -> list[list[str]]:
+    """The tokens of `text`, and of `text` with word-joining hyphens dropped ("non-refundable")."""
+    joined = _WORD_HYPHEN.sub("", text)
+    return [tokens(text)] if joined == text else [tokens(text), tokens(joined)]
+
+
 def communicated(item: str, agent_messages: list[str]) -> bool:
-    """True iff `item`'s canonical tokens appear, in a row, in any one of the agent's messages."""
-    needle = tokens(item)
-    if not needle:
-        return False
-    for message in agent_messages:
-        hay = tokens(message)
-        for start in range(len(hay) - len(needle) + 1):
-            if all(_same(t, hay[start + i], i == len(needle) - 1) for i, t in enumerate(needle)):
-                return True
-    return False
+    """True iff `item`'s canonical tokens appear, in a row, in any one of the agent's messages.
+
+    A hyphenated term matches written with the hyphen, a space or neither ("non-refundable",
+    "non refundable", "nonrefundable").
+    """
+    needles = [n for n in _readings(item) if n]
+    return any(
+        _contains(hay, needle)
+        for message in agent_messages
+        for hay in _readings(message)
+        for needle in needles
+    )
+
+
+def _contains(hay: list[str], needle: list[str]) -> bool:
+    """Whether `needle` is a run of tokens in `hay` (dates and a last word's plural compared loosely)."""
+    last = len(needle) - 1
+    return any(
+        all(_same(t, hay[start + i], i == last) for i, t in enumerate(needle))
+        for start in range(len(hay) - last)
+    )
 
 
 def is_atomic(item: str) -> bool:

@@ -34,10 +34,10 @@ def test_eval_runs_a_campaign_resumes_it_and_feeds_report(server: str, tmp_path:
     args += ["--trials", "2", "--concurrency", "2", "--retries", "0", "--out", str(run), "--quiet"]
     result = runner.invoke(app, args)
     assert result.exit_code == 0, result.output
-    assert "6 trials run (6 episodes, 0 retries), 0 already done, 4 solved, 2 backend errors" in result.output
+    assert "8 trials run (8 episodes, 0 retries), 0 already done, 6 solved, 2 backend errors" in result.output
     assert "rerun the same command to retry them" in result.output
     lines = read_results(run)
-    assert len(lines) == 6 and {r.split for r in lines} == {"test"}
+    assert len(lines) == 8 and {r.split for r in lines} == {"test"}
     assert {r.task_id for r in lines if r.status == "backend_error"} == {"toybank-judge-003"}
     config = json.loads((run / "run.json").read_text())["config"]
     assert (config["policy"], config["trials"], config["split"], config["domains"]) == (
@@ -49,7 +49,7 @@ def test_eval_runs_a_campaign_resumes_it_and_feeds_report(server: str, tmp_path:
 
     again = runner.invoke(app, args)
     assert again.exit_code == 0, again.output
-    assert "2 trials run (2 episodes, 0 retries), 4 already done" in again.output
+    assert "2 trials run (2 episodes, 0 retries), 6 already done" in again.output
 
     report = runner.invoke(app, ["report", str(run)])
     assert report.exit_code == 0, report.output

@@ -107,6 +107,14 @@ def test_ids_counts_and_terms_on_token_boundaries() -> None:
     assert not communicated("fraud", ["This looks fraudulent."])
 
 
+def test_hyphenated_terms_match_with_a_hyphen_a_space_or_joined() -> None:
+    for said in ["It is non-refundable.", "It is non refundable.", "It is nonrefundable.", "NON-REFUNDABLE"]:
+        assert communicated("non-refundable", [said]), said
+    assert communicated("nonrefundable", ["a non-refundable rate"])
+    assert not communicated("non-refundable", ["It is refundable."])
+    assert communicated("RT-04-STD", ["room rt 04 std"]) and not communicated("RT-04-STD", ["room RT-04-DLX"])
+
+
 def test_each_message_is_searched_on_its_own_and_empty_items_never_match() -> None:
     assert communicated("$1,450", ["hello", "It is $1,450."])
     assert not communicated("BK-20417", ["booking BK", "20417"])

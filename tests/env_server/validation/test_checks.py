@@ -123,3 +123,13 @@ def test_summary_counts_every_check_and_findings_files_list_each_failure(
         ("toybank-columns-909", "columns"),
     }
     assert (tmp_path / "notes-toybank.txt").read_text().count("\t") >= 2
+
+
+@pytest.mark.postgres
+def test_postgresql_finds_the_same_flaws(toy_site: Path, pg_url: str, report: dict[str, Any]) -> None:
+    args = ["tasks", "validate", "--domain", "toybank", "--tasks-dir", str(FLAWED), "--json"]
+    result = CliRunner().invoke(app, [*args, "--backend", "postgresql", "--pg-url", pg_url])
+    body = json.loads(result.stdout)
+    on_pg = {(r["task_id"], c["name"]) for r in body["results"] for c in r["checks"] if not c["passed"]}
+    on_sqlite = {(t, name) for t in report for name in failed(report, t)}
+    assert on_pg == on_sqlite and len(on_pg) == 7
