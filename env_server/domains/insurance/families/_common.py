@@ -147,19 +147,69 @@ def car(vehicle: Vehicle) -> str:
     return f"{vehicle.year} {vehicle.make} {vehicle.model}"
 
 
+#: How a customer says what a vehicle is used for (each phrase fixes one `usage`).
+USE_PHRASES = {
+    "pleasure": "for errands and weekends",
+    "commute": "to drive to work",
+    "business": "for my business",
+}
+
+
+def _owned_phrase(vehicle: Vehicle) -> str:
+    if vehicle.ownership == "owned":
+        return "I own it outright"
+    return f"it's {vehicle.ownership} through {vehicle.lienholder}"
+
+
 def describe_car(vehicle: Vehicle) -> str:
     """A new vehicle's details as the customer reads them off the paperwork."""
-    use = {
-        "pleasure": "for errands and weekends",
-        "commute": "to drive to work",
-        "business": "for my business",
-    }
-    owned = (
-        "I own it outright"
-        if vehicle.ownership == "owned"
-        else f"it's {vehicle.ownership} through {vehicle.lienholder}"
+    return (
+        f"It's a {car(vehicle)}, VIN {vehicle.vin}; {_owned_phrase(vehicle)}, and I'll use it "
+        f"{USE_PHRASES[vehicle.usage]}."
     )
-    return f"It's a {car(vehicle)}, VIN {vehicle.vin}; {owned}, and I'll use it {use[vehicle.usage]}."
+
+
+def car_settled(vehicle: Vehicle) -> dict[str, str]:
+    """`determined_by` of an added vehicle: `describe_car` states its usage and ownership."""
+    return {
+        "vehicles.usage": f"user: will use it {USE_PHRASES[vehicle.usage]} ({vehicle.usage})",
+        "vehicles.ownership": f"user: {_owned_phrase(vehicle)} ({vehicle.ownership})",
+    }
+
+
+#: `determined_by` of the ID cards rule 5.5 sends after a vehicle change.
+ID_CARDS_SETTLED = {
+    "documents.doc_type": "policy 5.5: new ID cards (id_card) after a vehicle change on an active policy",
+    "documents.delivery": "policy 5.5: the ID cards go by email",
+}
+
+#: How a customer names each relationship (`relationship` of `add_driver`).
+KIN = {"child": "my kid", "spouse": "my partner", "parent": "my mother", "other_household": "my cousin"}
+
+
+def driver_settled(args: Action, said: str) -> dict[str, str]:
+    """`determined_by` of `add_driver(**args)`: the customer called the person `said` and gave the state."""
+    settled = {
+        "drivers.license_state": f"user: gives a {args['license_state']} licence",
+        "drivers.relationship": f"user: {said} ({args['relationship']})",
+    }
+    if args.get("excluded"):
+        why = "user: asks to add them as an excluded driver (policy 4.2)"
+        settled |= {"drivers.status": why, "drivers.excluded_on": why}
+    return settled
+
+
+def underwriting_settled(rule: str, why: str) -> dict[str, str]:
+    """`determined_by` of an underwriting ticket: rules 3.3 and 5.2 fix category, priority and the policy."""
+    return {
+        "support_tickets.category": f"policy {rule}: {why} goes to an underwriting ticket",
+        "support_tickets.priority": f"policy {rule}: the underwriting ticket has priority normal",
+        "support_tickets.policy_id": f"policy {rule}: the underwriting ticket is opened for the policy",
+    }
+
+
+#: The user's last line after the yes: the agent's report of what it did still gets an answer.
+THANKS = "Thank you, that's all I needed."
 
 
 def id_cards(policy_id: str) -> Action:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 from env_server.domain import ScenarioContext
-from env_server.domains.insurance.families._common import GEOGRAPHY, STATES, action, day
+from env_server.domains.insurance.families._common import GEOGRAPHY, STATES, THANKS, action, day
 from env_server.domains.insurance.families._holder import ticket
 from env_server.domains.insurance.families._scene import Scene
 from shared.tasks import Task
@@ -76,6 +76,8 @@ def identity_then_change(ctx: ScenarioContext) -> Task:
         }
         wrong = [holder.verify(), change]
         description = "The policyholder's spouse knows the identity details but may not change the account."
+        # Rule 1.4's own word: only the policyholder may change the account.
+        told: dict[str, list[str]] = {"communicate": ["policyholder"]}
     elif variant == "mismatch":
         wrong_birth = customer.date_of_birth + timedelta(days=rng.choice((-366, -31, 1, 30, 365)))
         script = [
@@ -95,12 +97,20 @@ def identity_then_change(ctx: ScenarioContext) -> Task:
         description = (
             "Identity cannot be verified (the date of birth given does not match): no change, no ticket."
         )
+        # The agent may not reveal the details on file, so no single figure proves the refusal was explained.
+        told = {
+            "rubric": [
+                "Did the agent tell the caller that their identity could not be verified, so nothing "
+                "could be changed?"
+            ]
+        }
     else:
         script = [
             f"{holder.hello()} I'd like to {ask}."
             + (" I'm moving out of state." if variant == "other-state" else ""),
             f"{holder.identity_line()} {detail}",
-            "Okay, thanks." if variant == "other-state" else "Yes, please update it.",
+            "Okay, yes, please open that request." if variant == "other-state" else "Yes, please update it.",
+            THANKS,
         ]
         persona = holder.persona()
         known = holder.known(new=detail)
@@ -127,6 +137,13 @@ def identity_then_change(ctx: ScenarioContext) -> Task:
                 *reads,
                 ticket(holder, "policy_change", f"Move to {state}", f"Customer moves to {city}, {state}."),
             ],
+            determined_by={
+                "support_tickets.category": "policy 14.2: a move to another state with a policy in force "
+                "is a policy_change ticket",
+                "support_tickets.priority": "policy 14.2: the policy_change ticket has priority normal",
+            },
+            # No rule says whether the ticket names the policy: an agent may leave policy_id out.
+            ignore_columns=["support_tickets.policy_id"],
             **common,
         )
     if wrong:
@@ -135,11 +152,15 @@ def identity_then_change(ctx: ScenarioContext) -> Task:
             description=description,
             gold_actions=reads,
             wrong_actions=wrong,
+            **told,
             **common,
         )
     return ctx.task(
         difficulty_tags=["identity", "contact-details"],
         description=description,
         gold_actions=[*reads, holder.verify(), change],
+        determined_by={"customers.state": f"user: the new address is in {state}"}
+        if what == "address"
+        else {},
         **common,
     )

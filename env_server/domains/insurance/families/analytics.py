@@ -126,7 +126,7 @@ def billing_book(ctx: ScenarioContext) -> Task:
         persona,
         ["billing", "group-by"],
         f"What is the total past-due amount in cents per policy status, for policies rated in {state}? "
-        "Only statuses with something past due.",
+        "Only statuses whose past-due total is above zero.",
         "Status as stored (active, grace, lapsed, cancelled) and the total cents.",
         f"SELECT p.status, SUM(b.past_due_cents) {join} WHERE p.state = '{state}' AND b.past_due_cents > 0 "
         "GROUP BY p.status",

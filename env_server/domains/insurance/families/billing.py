@@ -7,6 +7,7 @@ from datetime import timedelta
 from env_server.domain import ScenarioContext
 from env_server.domains.insurance.families._common import (
     REINSTATE_WINDOW_DAYS,
+    THANKS,
     TODAY,
     action,
     ceil_div,
@@ -44,7 +45,11 @@ def instalment_plan(ctx: ScenarioContext) -> Task:
             f"{holder.hello()} I'm behind on my car insurance, policy {pid}. Could I spread what I owe "
             f"over {asked} monthly payments?",
             holder.identity_line() + ("" if refused or not tell_amount else " How much is each payment?"),
-            "I see. Thanks for explaining." if refused else "Okay, if that's what the rules allow, go ahead.",
+            *(
+                ["I see. Thanks for explaining."]
+                if refused
+                else ["Okay, if that's what the rules allow, yes, go ahead.", THANKS]
+            ),
         ],
     }
     reads = [holder.find(), action("get_billing_account", policy_id=pid)]
@@ -63,6 +68,8 @@ def instalment_plan(ctx: ScenarioContext) -> Task:
                 holder.verify(),
                 action("create_instalment_plan", policy_id=pid, instalment_count=wrong_count),
             ],
+            # The decisive fact: the lapse (rule 10.4), else the prescribed count over the maximum (10.3).
+            communicate=["lapsed" if status == "lapsed" else str(count)],
         )
     return ctx.task(
         difficulty_tags=["billing", "instalment-plan", "calculation"],
@@ -104,9 +111,14 @@ def reinstate_lapsed(ctx: ScenarioContext) -> Task:
             f"{holder.hello()} My policy {pid} lapsed on {day(lapsed_on)} because I missed payments. "
             "I'd like to get it reinstated." + offer_line,
             holder.identity_line() + ("" if refused or not tell_amount else " How much do I need to pay?"),
-            "Oh no. All right, thanks for checking."
-            if refused
-            else "Yes, charge the full amount to what you have on file and reinstate it, please.",
+            *(
+                ["Oh no. All right, thanks for checking."]
+                if refused
+                else [
+                    "Yes, charge the full amount to what you have on file and reinstate it, please.",
+                    THANKS,
+                ]
+            ),
         ],
     }
     reads = [holder.find(), action("get_policy", policy_id=pid), action("get_billing_account", policy_id=pid)]
@@ -122,6 +134,7 @@ def reinstate_lapsed(ctx: ScenarioContext) -> Task:
             initial_patch=scene.initial_patch(),
             gold_actions=reads,
             wrong_actions=[holder.verify(), *pay],
+            communicate=[str(REINSTATE_WINDOW_DAYS)],  # rule 11.2: the 30-day window
         )
     return ctx.task(
         difficulty_tags=["billing", "reinstatement", "dates", "multi-step"],

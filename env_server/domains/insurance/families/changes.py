@@ -7,13 +7,17 @@ from datetime import timedelta
 from env_server.domain import ScenarioContext
 from env_server.domains.insurance.families._common import (
     COVERAGE_BY_CAUSE,
+    ID_CARDS_SETTLED,
+    THANKS,
     TODAY,
     action,
     add_vehicle,
     car,
+    car_settled,
     cents,
     day_iso,
     describe_car,
+    driver_settled,
     id_cards,
     whole_dollars,
 )
@@ -62,11 +66,13 @@ def vehicle_swap(ctx: ScenarioContext) -> Task:
     remove = action("remove_vehicle", policy_id=pid, vehicle_id=old.vehicle_id)
     extra: list[dict[str, object]] = []
     driver_line = ""
+    settled = car_settled(new) | ID_CARDS_SETTLED
     if variant == "claim-blocks":
         _undecided_claim(scene, holder, rng.choice(("open", "adjuster_review")), old)
     elif variant == "swap+driver":
         args = scene.newcomer(holder, relationship="child" if holder.age >= 42 else "spouse")
         extra = [action("add_driver", **args)]
+        settled |= driver_settled(args, f"my {args['relationship']} {args['first_name']} will drive it")
         driver_line = (
             f" Also, my {args['relationship']} {args['first_name']} {args['last_name']} will drive it: born "
             f"{day_iso(args['date_of_birth'])}, licence {args['license_number']} ({args['license_state']}); "
@@ -85,6 +91,7 @@ def vehicle_swap(ctx: ScenarioContext) -> Task:
             f"insurance on policy {pid}.",
             f"{holder.identity_line()} {describe_car(new)}{driver_line}",
             "Yes, that's all correct, please go ahead.",
+            THANKS,
         ],
     }
     head = [holder.find(), holder.verify(), action("get_policy", policy_id=pid)]
@@ -96,6 +103,7 @@ def vehicle_swap(ctx: ScenarioContext) -> Task:
             user=user,
             initial_patch=scene.initial_patch(),
             gold_actions=[*head, add_vehicle(new), id_cards(pid)],
+            determined_by=settled,
         )
     return ctx.task(
         difficulty_tags=["vehicles", "multi-step", "documents", *(["drivers"] if extra else [])],
@@ -105,6 +113,7 @@ def vehicle_swap(ctx: ScenarioContext) -> Task:
         user=user,
         initial_patch=scene.initial_patch(),
         gold_actions=[*head, add_vehicle(new), remove, *extra, id_cards(pid)],
+        determined_by=settled,
     )
 
 
@@ -122,7 +131,7 @@ def deductible_change(ctx: ScenarioContext) -> Task:
     current = getattr(holder.policy, column)
     target = rng.choice([d for d in DEDUCTIBLE_OPTIONS_CENTS if d != current])
     lowering = target < current
-    claim = None
+    claim: Claim | None = None
     if rng.random() < (0.5 if lowering else 0.25):
         claim = _undecided_claim(scene, holder, rng.choice(("open", "adjuster_review")))
     refused = status == "lapsed" or (lowering and claim is not None)
@@ -139,7 +148,7 @@ def deductible_change(ctx: ScenarioContext) -> Task:
             f"{holder.hello()} I'd like to change the {coverage} deductible on policy {pid} to "
             f"{whole_dollars(target)} to {reason}. What would my monthly premium be?",
             holder.identity_line(),
-            "I understand, leave it then." if refused else f"Yes, {coverage} only, go ahead.",
+            *(["I understand, leave it then."] if refused else [f"Yes, {coverage} only, go ahead.", THANKS]),
         ],
     }
     change = action("change_deductible", policy_id=pid, coverage=coverage, deductible_cents=target)
@@ -154,6 +163,9 @@ def deductible_change(ctx: ScenarioContext) -> Task:
             initial_patch=scene.initial_patch(),
             gold_actions=reads,
             wrong_actions=[holder.verify(), change],
+            # The decisive fact: the lapse (rule 2.2), else the status of the claim that blocks a lower
+            # deductible (6.2): "open", or "adjuster" for a claim in adjuster_review.
+            communicate=["lapsed" if lapsed or claim is None else claim.status.split("_")[0]],
         )
     return ctx.task(
         difficulty_tags=["coverage", "deductible", "communicate", *(["claims"] if claim else [])],
@@ -164,4 +176,13 @@ def deductible_change(ctx: ScenarioContext) -> Task:
         initial_patch=scene.initial_patch(),
         gold_actions=[reads[0], holder.verify(), *reads[1:], change],
         communicate=[cents(premium)],
+        determined_by={
+            **{
+                f"policies.{c}_deductible_cents": f"user: asks to change the {coverage} deductible only"
+                for c in ("collision", "comprehensive")
+            },
+            # The premiums follow from the deductibles through the rating table.
+            "policies.monthly_premium_cents": f"rating: follows from the new {coverage} deductible",
+            "vehicles.monthly_premium_cents": f"rating: follows from the new {coverage} deductible",
+        },
     )

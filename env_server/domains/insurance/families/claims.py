@@ -16,11 +16,13 @@ from env_server.domains.insurance.families._common import (
     COVERAGE_BY_CAUSE,
     FILING_WINDOW_DAYS,
     INCIDENT,
+    THANKS,
     TODAY,
     action,
     car,
     cents,
     day,
+    whole_dollars,
 )
 from env_server.domains.insurance.families._scene import Scene
 from shared.tasks import Task
@@ -48,12 +50,14 @@ def not_fileable(ctx: ScenarioContext) -> Task:
             term_start=TODAY - timedelta(days=rng.randint(100, 330)),
         )
         why = f"the incident on {incident} is more than 30 days ago"
+        told = str(FILING_WINDOW_DAYS)
     elif variant == "not-in-force":
         status = rng.choice(("lapsed", "cancelled"))
         ended = TODAY - timedelta(days=rng.randint(6, FILING_WINDOW_DAYS - 2))
         incident = ended + timedelta(days=rng.randint(1, (TODAY - ended).days - 1))
         holder = scene.holder(status=status, collision=True, comprehensive=True, status_day=ended)
         why = f"the policy was {status} on {ended}, before the incident"
+        told = status
     elif variant == "no-coverage":
         if coverage == "collision":
             holder = scene.holder(collision=False, comprehensive=rng.random() < 0.5)
@@ -62,6 +66,7 @@ def not_fileable(ctx: ScenarioContext) -> Task:
             holder = scene.holder(collision=True, comprehensive=False)
             filed_as = "collision"
         why = f"the policy has no {'collision' if coverage == 'collision' else 'comprehensive'} coverage"
+        told = "collision" if coverage == "collision" else "comprehensive"
     else:
         holder = scene.holder(collision=True, comprehensive=True)
         if holder.deductible(coverage) == 0:  # full glass: nothing is below it; a non-glass loss instead
@@ -70,6 +75,7 @@ def not_fileable(ctx: ScenarioContext) -> Task:
         why = f"the estimate does not exceed the {coverage} deductible"
     deductible = holder.deductible(filed_as)
     if variant == "below-deductible":
+        told = whole_dollars(deductible)
         estimate = rng.choice((deductible, rng.randint(deductible // 400, deductible // 100) * 100 - 5000))
         estimate = max(estimate, 5000)
     else:
@@ -118,6 +124,7 @@ def not_fileable(ctx: ScenarioContext) -> Task:
         initial_patch=scene.initial_patch(),
         gold_actions=[holder.find(), action("get_policy", policy_id=pid)],
         wrong_actions=[holder.verify(), file],
+        communicate=[told],  # the decisive fact of the refusal: window, status, coverage or deductible
     )
 
 
@@ -156,6 +163,11 @@ def decide_claim(ctx: ScenarioContext) -> Task:
     cid, pid = claim.claim_id, holder.policy_id
     refer = estimate >= ADJUSTER_THRESHOLD_CENTS or injuries or cause == "theft"
     hurt = " My passenger hurt her neck and saw a doctor." if injuries else " Nobody was hurt."
+    script = [
+        f"{holder.hello()} I reported claim {cid} online on {day(reported)}: {INCIDENT[cause]}. The "
+        "app says it's waiting for a decision. Can you finish it and tell me what I'll get?",
+        holder.identity_line() + hurt,
+    ]
     user = {
         "persona": holder.persona("filed a claim online and wants it paid"),
         "goal": f"Get claim {cid} on policy {pid} decided and paid",
@@ -163,14 +175,11 @@ def decide_claim(ctx: ScenarioContext) -> Task:
         "unknown_info": ["the approval limits", "the deductible"],
         "instructions": "Ask for the claim to be paid. Accept an adjuster review if the agent explains it; "
         "agree to upload a police report if asked.",
-        "script": [
-            f"{holder.hello()} I reported claim {cid} online on {day(reported)}: {INCIDENT[cause]}. The "
-            "app says it's waiting for a decision. Can you finish it and tell me what I'll get?",
-            holder.identity_line() + hurt,
-            "All right, thank you.",
-        ],
+        "script": script,
     }
     head = [holder.find(), holder.verify(), action("get_claim", claim_id=cid)]
+    script.append("All right. Yes, please send it to the adjuster." if refer else "Yes, please approve it.")
+    script.append(THANKS)
     if refer:
         why = (
             "theft" if cause == "theft" else "an injury" if injuries else f"an estimate of {cents(estimate)}"
@@ -189,6 +198,9 @@ def decide_claim(ctx: ScenarioContext) -> Task:
             initial_patch=scene.initial_patch(),
             gold_actions=[*head, action("refer_claim_to_adjuster", claim_id=cid), *police],
             communicate=["adjuster"],
+            determined_by={"documents.doc_type": "policy 8.3: every theft claim gets a police_report request"}
+            if police
+            else {},
         )
     payout = estimate - claim.deductible_cents
     return ctx.task(

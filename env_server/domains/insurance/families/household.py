@@ -4,21 +4,46 @@ from __future__ import annotations
 
 from env_server.domain import ScenarioContext
 from env_server.domains.insurance.families._common import (
+    ID_CARDS_SETTLED,
+    KIN,
     MAX_VEHICLES,
     STATES,
     STATES_WITHOUT_EXCLUSIONS,
+    THANKS,
     UNDERWRITING_MAX_YEAR,
     action,
     add_vehicle,
     car,
+    car_settled,
     day_iso,
     describe_car,
+    driver_settled,
     full_coverage,
     id_cards,
+    underwriting_settled,
 )
 from env_server.domains.insurance.families._holder import ticket
 from env_server.domains.insurance.families._scene import Scene
+from env_server.domains.insurance.models import Policy
 from shared.tasks import Task
+
+_STATE_NAMES = {"KS": "Kansas", "MI": "Michigan", "VA": "Virginia"}
+
+
+def _no_exclusions_told(state: str) -> dict[str, list[str]]:
+    """What the agent must say when rule 4.1 refuses an exclusion: the state's name.
+
+    "New York" is two words and agents also write "NY", so that state gets a judged question instead.
+    """
+    if state in _STATE_NAMES:
+        return {"communicate": [_STATE_NAMES[state]]}
+    assert state == "NY", state
+    return {"rubric": ["Did the agent say that driver exclusions are not written on New York policies?"]}
+
+
+def _missing_coverage(policy: Policy) -> str:
+    """The coverage rule 5.3 requires and the policy lacks."""
+    return "collision" if policy.collision_deductible_cents is None else "comprehensive"
 
 
 def change_by_status(ctx: ScenarioContext) -> Task:
@@ -40,18 +65,14 @@ def change_by_status(ctx: ScenarioContext) -> Task:
         wish = f"add my new car to policy {pid}"
         details = describe_car(vehicle)
         what = "vehicle"
+        settled = car_settled(vehicle)
     else:
         young = in_force and rng.random() < 0.3
         args = scene.newcomer(holder, young=young)
         relationship = args["relationship"]
         change = action("add_driver", **args)
-        kin = {
-            "child": "my kid",
-            "spouse": "my partner",
-            "parent": "my mother",
-            "other_household": "my cousin",
-        }
-        wish = f"add {kin[relationship]} {args['first_name']} as a driver on policy {pid}"
+        wish = f"add {KIN[relationship]} {args['first_name']} as a driver on policy {pid}"
+        settled = driver_settled(args, f"{KIN[relationship]} {args['first_name']}")
         details = (
             f"{args['first_name']} {args['last_name']}, born {day_iso(args['date_of_birth'])}, "
             f"{args['license_state']} licence {args['license_number']}; lives with me."
@@ -67,7 +88,11 @@ def change_by_status(ctx: ScenarioContext) -> Task:
         "script": [
             f"{holder.hello()} I'd like to {wish}.",
             f"{holder.identity_line()} {details}",
-            "Okay, understood. Thank you." if not in_force else "Yes, that's right, please go ahead.",
+            *(
+                ["Okay, understood. Thank you."]
+                if not in_force
+                else ["Yes, that's right, please go ahead.", THANKS]
+            ),
         ],
     }
     reads = [holder.find(), action("get_policy", policy_id=pid)]
@@ -78,6 +103,7 @@ def change_by_status(ctx: ScenarioContext) -> Task:
             description=f"The policy lapsed on {holder.policy.lapsed_on}: no {what} change until reinstated.",
             gold_actions=reads,
             wrong_actions=[holder.verify(), change],
+            communicate=["lapsed"],
             **fields,
         )
     if status == "cancelled":
@@ -86,6 +112,7 @@ def change_by_status(ctx: ScenarioContext) -> Task:
             description=f"The policy is cancelled: a {what} change is refused, with no hand-off ticket.",
             gold_actions=reads,
             wrong_actions=[ticket(holder, "policy_change", f"Add a {what}", f"Customer asked to {wish}.")],
+            communicate=["cancelled"],
             **fields,
         )
     if young:
@@ -102,6 +129,7 @@ def change_by_status(ctx: ScenarioContext) -> Task:
                     f"Policyholder asks to add {args['first_name']} (born {args['date_of_birth']}).",
                 ),
             ],
+            determined_by=underwriting_settled("3.3", "a new driver younger than 18"),
             **fields,
         )
     after = [id_cards(pid)] if what == "vehicle" and status == "active" else []
@@ -110,6 +138,7 @@ def change_by_status(ctx: ScenarioContext) -> Task:
         description=f"Add a {what} to {'an' if status == 'active' else 'a'} {status} policy"
         + (" and email new ID cards." if after else " (no ID cards in grace)." if what == "vehicle" else "."),
         gold_actions=[reads[0], holder.verify(), reads[1], change, *after],
+        determined_by=settled | (ID_CARDS_SETTLED if after else {}),
         **fields,
     )
 
@@ -136,7 +165,11 @@ def exclude_by_state(ctx: ScenarioContext) -> Task:
             f"my roommate {who} just moved in. They have their own car and I don't want them covered on "
             "mine, so please add them as an excluded driver"
         )
-        details = f"{who}, born {day_iso(args['date_of_birth'])}, licence {args['license_number']}."
+        details = (
+            f"{who}, born {day_iso(args['date_of_birth'])}, {args['license_state']} licence "
+            f"{args['license_number']}."
+        )
+        settled = driver_settled(change["args"], f"my roommate {who} just moved in")
     else:
         person = rng.choice((spouse, child)) if variant == "listed" else child
         who = f"{person.first_name} {person.last_name}"
@@ -154,6 +187,7 @@ def exclude_by_state(ctx: ScenarioContext) -> Task:
                 "now. Please take them off my policy"
             )
         details = f"It's {who} on policy {pid}."
+        settled = {}
     refused = variant != "moved-out" and no_exclusions
     user = {
         "persona": holder.persona(f"rating state {state}"),
@@ -165,7 +199,7 @@ def exclude_by_state(ctx: ScenarioContext) -> Task:
         "script": [
             f"{holder.hello()} On policy {pid}: {ask}.",
             f"{holder.identity_line()} {details}",
-            "I see, then leave it as it is. Thanks." if refused else "Yes, please go ahead.",
+            *(["I see, then leave it as it is. Thanks."] if refused else ["Yes, please go ahead.", THANKS]),
         ],
     }
     reads = [holder.find(), action("get_policy", policy_id=pid)]
@@ -178,6 +212,7 @@ def exclude_by_state(ctx: ScenarioContext) -> Task:
             initial_patch=scene.initial_patch(),
             gold_actions=reads,
             wrong_actions=[holder.verify(), change],
+            **_no_exclusions_told(state),
         )
     return ctx.task(
         difficulty_tags=tags,
@@ -189,6 +224,7 @@ def exclude_by_state(ctx: ScenarioContext) -> Task:
         user=user,
         initial_patch=scene.initial_patch(),
         gold_actions=[reads[0], holder.verify(), reads[1], change],
+        determined_by=settled,
     )
 
 
@@ -210,6 +246,7 @@ def vehicle_rules(ctx: ScenarioContext) -> Task:
     if variant == "old":
         vehicle.year = rng.randint(1978, UNDERWRITING_MAX_YEAR)
     change = add_vehicle(vehicle)
+    refused = variant in ("fifth", "uncovered")
     user = {
         "persona": holder.persona("just got another vehicle"),
         "goal": f"Add a {car(vehicle)} to policy {pid}",
@@ -220,7 +257,7 @@ def vehicle_rules(ctx: ScenarioContext) -> Task:
         "script": [
             f"{holder.hello()} I need to add a vehicle to my policy {pid}.",
             f"{holder.identity_line()} {describe_car(vehicle)}",
-            "Okay. Please go ahead with whatever you can do.",
+            *(["Okay, I understand. Thank you."] if refused else ["Yes, please go ahead.", THANKS]),
         ],
     }
     reads = [holder.find(), action("get_policy", policy_id=pid)]
@@ -235,6 +272,7 @@ def vehicle_rules(ctx: ScenarioContext) -> Task:
                 *reads,
                 ticket(holder, "underwriting", f"Add a {car(vehicle)}", f"Asks to add a {car(vehicle)}."),
             ],
+            determined_by=underwriting_settled("5.2", "a vehicle of model year 2001 or older"),
         )
     if variant in ("fifth", "uncovered"):
         return ctx.task(
@@ -246,14 +284,18 @@ def vehicle_rules(ctx: ScenarioContext) -> Task:
             initial_patch=patch,
             gold_actions=reads,
             wrong_actions=[holder.verify(), change, id_cards(pid)],
+            # Rule 5.1's limit, else the coverage the financed or leased vehicle lacks (5.3).
+            communicate=[str(MAX_VEHICLES) if variant == "fifth" else _missing_coverage(holder.policy)],
         )
     assert full_coverage(holder.policy) or vehicle.ownership == "owned"
     after = [id_cards(pid)] if holder.policy.status == "active" else []
     return ctx.task(
         difficulty_tags=["vehicles", *(["documents"] if after else ["grace"])],
-        description=f"Add a {vehicle.ownership} vehicle to a {holder.policy.status} policy"
+        description=f"Add {'an' if vehicle.ownership == 'owned' else 'a'} {vehicle.ownership} vehicle to "
+        f"{'an' if holder.policy.status == 'active' else 'a'} {holder.policy.status} policy"
         + (", then email ID cards." if after else "; no ID cards in grace."),
         user=user,
         initial_patch=patch,
         gold_actions=[reads[0], holder.verify(), reads[1], change, *after],
+        determined_by=car_settled(vehicle) | (ID_CARDS_SETTLED if after else {}),
     )

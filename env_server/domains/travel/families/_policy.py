@@ -29,6 +29,8 @@ COMPENSATION_LIMIT_CENTS = 50_000
 #: Rule 7: the notice thresholds of the refund table, and the 24-hour booking window.
 WEEK = timedelta(days=7)
 DAY = timedelta(hours=24)
+#: The user's last line after the yes: the agent's report of what it did still gets an answer.
+THANKS = "Thank you, that's all I needed."
 
 
 def dollars(cents: int) -> str:

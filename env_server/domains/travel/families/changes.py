@@ -11,7 +11,15 @@ from datetime import timedelta
 from typing import Any
 
 from env_server.domain import ScenarioContext, ScenarioUnavailable
-from env_server.domains.travel.families._policy import Action, Row, birthday, day_phrase, dollars, when
+from env_server.domains.travel.families._policy import (
+    THANKS,
+    Action,
+    Row,
+    birthday,
+    day_phrase,
+    dollars,
+    when,
+)
 from env_server.domains.travel.families._scene import Person, Scene, Trip
 from env_server.domains.travel.seed import CAUSES
 from shared.tasks import Task
@@ -116,6 +124,7 @@ def change_fee(ctx: ScenarioContext) -> Task:
                 f"{target['flight_number']} on {day_phrase(when(target))}?",
                 holder.identity_line(),
                 f"Yes, go ahead. Charge anything due to my {holder.card}.",
+                THANKS,
             ],
         },
         initial_patch=scene.initial_patch(),
@@ -150,6 +159,7 @@ def basic_no_change(ctx: ScenarioContext) -> Task:
         initial_patch=scene.initial_patch(),
         gold_actions=[trip.get()],
         wrong_actions=[holder.verify(), trip.get(), *_change(trip, current, target)],
+        communicate=["basic"],  # the decisive fact: a do-nothing agent that says nothing must not pass
     )
 
 
@@ -203,7 +213,7 @@ def disruption_rebook(ctx: ScenarioContext) -> Task:
         user["instructions"] = (
             "Accept the next day's flight. You expect not to pay since the airline disrupted it."
         )
-        user["script"].append("Yes please, book it. Thank you.")
+        user["script"] += ["Yes please, book it.", THANKS]
         differs = change_charge(scene, trip, current, target) > 0
         return ctx.task(
             difficulty_tags=["disruption", "rebooking", "fee-waiver", fare_code.lower()],
@@ -221,10 +231,11 @@ def disruption_rebook(ctx: ScenarioContext) -> Task:
             description=f"A {delay}-minute delay is no disruption: Basic Economy still cannot be changed.",
             gold_actions=[trip.get()],
             wrong_actions=[holder.verify(), trip.get(), *free],
+            communicate=["basic"],
             **common,
         )
     user["instructions"] = f"Accept the change fee if the agent explains it; pay with your {holder.card}."
-    user["script"].append(f"Alright, I'll pay the fee then. Use my {holder.card}.")
+    user["script"] += [f"Alright, yes, I'll pay the fee then. Use my {holder.card}.", THANKS]
     return ctx.task(
         difficulty_tags=["change", "change-fee", "minor-delay", "no-waiver"],
         description=f"A {delay}-minute delay is no disruption: the Standard change fee is charged.",
@@ -268,6 +279,7 @@ def identity_then_change(ctx: ScenarioContext) -> Task:
             initial_patch=scene.initial_patch(),
             gold_actions=[trip.get()],
             wrong_actions=[holder.verify(), trip.get(), *_change(trip, current, target)],
+            communicate=["holder"],
         )
     slip = scene.rng.choice((-1, 1)) * (4 if (holder.dob.month, holder.dob.day) == (2, 29) else 1)
     wrong_dob = holder.dob.replace(year=holder.dob.year + slip)  # a February 29 slips by a leap cycle
@@ -284,8 +296,9 @@ def identity_then_change(ctx: ScenarioContext) -> Task:
             "script": [
                 f"Hi, could you {ask}?",
                 holder.identity_line(wrong_dob),
-                f"Oh sorry — I was born in {holder.dob.year}, not {wrong_dob.year}.",
+                f"Oh sorry — wrong year: I was born {birthday(holder.dob)}.",
                 f"Yes, please go ahead; use my {holder.card}.",
+                THANKS,
             ],
         },
         initial_patch=scene.initial_patch(),
@@ -316,7 +329,7 @@ def change_quote(ctx: ScenarioContext) -> Task:
         f"total to move to {target['flight_number']} on {day_phrase(when(target))}?"
     )
     tail = (
-        [f"Yes, that's fine — do it and charge my {holder.card}."]
+        [f"Yes, that's fine — do it and charge my {holder.card}.", THANKS]
         if accept
         else ["Hmm, that's more than I want to spend. Leave the booking as it is, thanks."]
     )

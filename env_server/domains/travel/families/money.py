@@ -12,6 +12,7 @@ from env_server.domain import ScenarioContext
 from env_server.domains.travel.families._policy import (
     COMPENSATION_LIMIT_CENTS,
     DAY,
+    THANKS,
     WEEK,
     Action,
     Row,
@@ -23,9 +24,11 @@ from env_server.domains.travel.families._policy import (
 )
 from env_server.domains.travel.families._scene import Person, Scene, Trip
 from env_server.domains.travel.models import NOW
-from env_server.domains.travel.seed import CAUSES
+from env_server.domains.travel.seed import CAUSES, CONTROLLABLE
 from shared.tasks import Task
 
+#: What fixes the category of a compensation hold (the `determined_by` reason of generated tasks).
+REVIEW_CATEGORY_RULE = "policy 11: a compensation total over $500 goes to a review with category compensation"
 _DELAYS = (45, 95, 150, 175, 180, 190, 240, 300, 359, 360, 420, 480)
 FARES = ("BASIC", "STANDARD", "FLEX", "BUSINESS")
 
@@ -71,6 +74,21 @@ def trouble(flight: Row) -> str:
     return f"landed {flight['delay_minutes']} minutes late ({cause})"
 
 
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
+def _party(travellers: int) -> str:
+    return f"{travellers} of us travelling" if travellers > 1 else "I travelled alone"
+
+
+def _ineligible_because(flight: Row) -> str:
+    """The decisive fact of a refusal (rule 9): the uncontrollable cause, else the 180-minute threshold."""
+    if flight["disruption_cause"] not in CONTROLLABLE:
+        return "weather" if flight["disruption_cause"] == "weather" else "traffic"  # "air traffic (control)"
+    return "180"
+
+
 def compensation(ctx: ScenarioContext) -> Task:
     """Rules 5, 9-11: compensation for a disrupted flight by delay, cause, travellers and tier.
 
@@ -84,22 +102,22 @@ def compensation(ctx: ScenarioContext) -> Task:
     )
     amount = compensation_due(flight, len(trip.travellers), holder.tier)
     tier = f"a {holder.tier}-tier loyalty member" if holder.tier else "not in the loyalty programme"
+    script = [
+        f"Hello. My flight {flight['flight_number']} on {day_phrase(when(flight))} {trouble(flight)}. "
+        f"Reservation {trip.reservation_id}, {_party(len(trip.travellers))}. Is there compensation?",
+        holder.identity_line(),
+    ]
     user = {
         "persona": scene.persona(holder, f"{tier}, unhappy about a disrupted flight"),
         "goal": f"Get compensation for {flight['flight_number']} on {day_phrase(when(flight))}",
         "known_info": holder.known(reservation_id=trip.reservation_id, flight=flight["flight_number"]),
         "unknown_info": ["whether compensation is due", "how much"],
         "instructions": "Accept a voucher, a supervisor review, or a refusal the agent explains.",
-        "script": [
-            f"Hello. My flight {flight['flight_number']} on {day_phrase(when(flight))} {trouble(flight)}. "
-            f"Reservation {trip.reservation_id}, {len(trip.travellers)} of us travelling. Is there "
-            "compensation?",
-            holder.identity_line(),
-            "Okay, thank you.",
-        ],
+        "script": script,
     }
     common = {"user": user, "initial_patch": scene.initial_patch()}
     if not amount:
+        script.append("I see. Okay, thank you.")
         hypothetical = compensation_due(
             {**flight, "disruption_cause": "mechanical", "delay_minutes": max(flight["delay_minutes"], 180)},
             len(trip.travellers),
@@ -109,6 +127,7 @@ def compensation(ctx: ScenarioContext) -> Task:
             difficulty_tags=["refusal", "compensation", flight["disruption_cause"]],
             description="No compensation: the cause is not controllable or the delay is under 180 minutes.",
             gold_actions=[trip.get()],
+            communicate=[_ineligible_because(flight)],
             wrong_actions=[
                 holder.verify(),
                 trip.get(),
@@ -117,13 +136,15 @@ def compensation(ctx: ScenarioContext) -> Task:
             **common,
         )
     review = amount > COMPENSATION_LIMIT_CENTS
+    script.append("Yes, please pass it to a supervisor." if review else "Yes, please issue the voucher.")
+    script.append(THANKS)
     return ctx.task(
         difficulty_tags=[
             "compensation",
             "supervisor-review" if review else "voucher",
             holder.tier or "no-loyalty",
         ],
-        description=f"Compensation of {dollars(amount)} ({len(trip.travellers)} travellers, "
+        description=f"Compensation of {dollars(amount)} ({_count(len(trip.travellers), 'traveller')}, "
         f"{holder.tier or 'no'} tier)" + (": above $500, a supervisor decides." if review else "."),
         gold_actions=[holder.verify(), trip.get(), issue(trip, flight, amount)],
         wrong_actions=[
@@ -134,6 +155,7 @@ def compensation(ctx: ScenarioContext) -> Task:
         if review
         else [],
         communicate=["supervisor"] if review else [],
+        determined_by={"supervisor_reviews.category": REVIEW_CATEGORY_RULE} if review else {},
         **common,
     )
 
@@ -204,6 +226,7 @@ def cancel_refund(ctx: ScenarioContext) -> Task:
                     f"{opening} Unfortunately {illness}, so I need a full refund, please.",
                     holder.identity_line(),
                     "Yes, please ask a supervisor. I'll wait to hear back before cancelling anything.",
+                    THANKS,
                 ],
             },
             initial_patch=scene.initial_patch(),
@@ -226,6 +249,10 @@ def cancel_refund(ctx: ScenarioContext) -> Task:
                 {**cancel, "args": {**cancel["args"], "refund_cents": trip.ticket_value}},
             ],
             communicate=["supervisor"],
+            determined_by={
+                "supervisor_reviews.category": "policy 8: a refund asked for because of illness or "
+                "bereavement goes to a review with category refund_exception"
+            },
         )
     return ctx.task(
         difficulty_tags=["cancellation", "refund", fare_code.lower(), f"refund-{pct}"]
@@ -245,6 +272,7 @@ def cancel_refund(ctx: ScenarioContext) -> Task:
                 opening,
                 holder.identity_line(),
                 "Yes, cancel the whole reservation, even if I get nothing back.",
+                THANKS,
             ],
         },
         initial_patch=scene.initial_patch(),

@@ -10,6 +10,8 @@ from datetime import date, timedelta
 
 from env_server.domain import ScenarioContext, ScenarioUnavailable
 from env_server.domains.travel.families._policy import (
+    COMPENSATION_LIMIT_CENTS,
+    THANKS,
     Action,
     birthday,
     compensation_due,
@@ -18,7 +20,7 @@ from env_server.domains.travel.families._policy import (
     when,
 )
 from env_server.domains.travel.families._scene import Scene, Trip
-from env_server.domains.travel.families.money import FARES, issue, trouble
+from env_server.domains.travel.families.money import FARES, REVIEW_CATEGORY_RULE, issue, trouble
 from env_server.domains.travel.fares import MAX_BAGS_PER_TRAVELER, TIER_BAG_BONUS, baggage_fee_cents
 from env_server.domains.travel.models import NOW
 from env_server.domains.travel.seed import CONTROLLABLE
@@ -83,7 +85,8 @@ def baggage(ctx: ScenarioContext) -> Task:
             "script": [
                 f"Hi! On reservation {trip.reservation_id} we need checked bags: {', '.join(asks)}.",
                 holder.identity_line(),
-                f"Sounds good, go ahead — use my {holder.card} for anything that costs extra.",
+                f"Yes, sounds good, go ahead — use my {holder.card} for anything that costs extra.",
+                THANKS,
             ],
         },
         initial_patch=scene.initial_patch(),
@@ -137,6 +140,7 @@ def travellers_fixed(ctx: ScenarioContext) -> Task:
                     f"I see. Then book {first} a separate ticket on the same flights and fare, with my "
                     f"{holder.card}. {first} {last}, born {birthday(dob)}.",
                     "Yes, confirmed.",
+                    THANKS,
                 ],
             },
             initial_patch=scene.initial_patch(),
@@ -156,6 +160,10 @@ def travellers_fixed(ctx: ScenarioContext) -> Task:
                     },
                 },
             ],
+            determined_by={
+                "reservations.fare_class": "user: asks for the same fare as "
+                f"{trip.reservation_id} ({fare_code})"
+            },
         )
     traveller = scene.rng.choice(trip.travellers)
     if draw < 0.7:
@@ -183,6 +191,8 @@ def travellers_fixed(ctx: ScenarioContext) -> Task:
                 trip.get(),
                 _update(trip, traveller.traveler_id, first, last, dob),
             ],
+            # No single word carries rule 4 ("transfer", "transferable", "replace"...): a narrow question.
+            rubric=["Did the agent tell the customer that a ticket cannot be transferred to another person?"],
         )
     wrong = _misspelt(traveller.last, scene)
     for row in scene.patch["travelers"]:
@@ -208,6 +218,7 @@ def travellers_fixed(ctx: ScenarioContext) -> Task:
                 f"it should be {traveller.last}.",
                 holder.identity_line(),
                 "Yes, that's right, please fix it.",
+                THANKS,
             ],
         },
         initial_patch=scene.initial_patch(),
@@ -304,7 +315,12 @@ def multi_step(ctx: ScenarioContext) -> Task:
             args["payment_method_id"] = holder.card_id
         asks.append("two checked bags for me on the way back")
         actions.append({"tool": "add_checked_bags", "args": args})
+    determined: dict[str, str] = {}
+    if "compensation" in parts and amount > COMPENSATION_LIMIT_CENTS:
+        determined["supervisor_reviews.category"] = REVIEW_CATEGORY_RULE
     if "alerts" in parts:
+        determined["flight_alerts.channel"] = "user: asks for text alerts (sms)"
+        determined["flight_alerts.contact"] = f"user: gives the number {holder.phone}"
         asks.append(f"text alerts at {holder.phone} for my return flight {new_back['flight_number']}")
         actions.append(
             {
@@ -325,8 +341,10 @@ def multi_step(ctx: ScenarioContext) -> Task:
                 f"Hi, reservation {trip.reservation_id}. I need a few things: " + "; ".join(asks) + ".",
                 holder.identity_line(),
                 f"Yes to all of it — charge anything due to my {holder.card}.",
+                THANKS,
             ],
         },
         initial_patch=scene.initial_patch(),
         gold_actions=[holder.verify(), trip.get(), *actions],
+        determined_by=determined,
     )

@@ -105,11 +105,13 @@ def test_tasks_load_with_enough_of_each_kind() -> None:
     assert all(
         t.domain == "insurance" and t.id.startswith("insurance-") and t.kind == "action" for t in ACTION_TASKS
     )
-    assert 3 <= sum(bool(t.communicate) for t in ACTION_TASKS) <= 5
-    assert 2 <= sum(bool(t.rubric) for t in ACTION_TASKS) <= 4
-    assert all(2 <= len(t.user.script) <= 4 for t in ACTION_TASKS)
+    assert sum(bool(t.communicate) for t in ACTION_TASKS) >= 3
+    assert sum(bool(t.rubric) for t in ACTION_TASKS) >= 2
+    assert all(2 <= len(t.user.script) <= 5 for t in ACTION_TASKS)
     no_change = [t for t in ACTION_TASKS if not any(_changes_state(a) for a in t.gold_actions)]
     assert len(no_change) >= 10 and all(t.wrong_actions for t in no_change)
+    # A do-nothing agent must not pass a refusal: each one asks for the decisive fact or a judged statement.
+    assert all(t.communicate or t.rubric for t in no_change)
 
 
 def _changes_state(action: GoldAction) -> bool:
