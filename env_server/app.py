@@ -100,5 +100,10 @@ def create_app(settings: Settings | None = None, registry: DomainRegistry | None
     install_error_handlers(app)
     for router in routers:
         app.include_router(router)
-    app.add_middleware(ObserveMiddleware, api_key=settings.api_key, max_body=settings.max_request_bytes)
+    app.add_middleware(
+        ObserveMiddleware,
+        api_key=settings.api_key,
+        max_body=settings.max_request_bytes,
+        replica_id=settings.replica_id,
+    )
     return app

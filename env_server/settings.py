@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ipaddress
+import socket
 from pathlib import Path
 from typing import Literal, Self
 
@@ -44,7 +45,16 @@ class Settings(BaseSettings):
     )
     domains: list[str] | None = Field(default=None, description="Serve only these domains (default: all).")
     default_user: Literal["scripted", "llm"] = "scripted"
-    auto_migrate: bool = Field(default=True, description="Apply store migrations when the app starts.")
+    auto_migrate: bool = Field(
+        default=True,
+        description="Apply store migrations when the server starts; false where a separate step migrates "
+        "(several replicas must not race on one store): the server then refuses a store not at head.",
+    )
+    replica_id: str = Field(
+        default="",
+        description="This server's name in the `x-groundstate-replica` response header (default "
+        "`hostname:port`): shows which replica behind a load balancer served a request.",
+    )
     max_request_bytes: int = Field(
         default=4 * 2**20, ge=1024, description="Largest request body accepted (413 beyond it)."
     )
@@ -72,6 +82,12 @@ class Settings(BaseSettings):
     judge_api_key: str = "not-needed"
     judge_timeout_s: float = 30.0
     judge_max_retries: int = 3
+
+    @model_validator(mode="after")
+    def _default_replica_id(self) -> Self:
+        if not self.replica_id:
+            self.replica_id = f"{socket.gethostname()}:{self.port}"
+        return self
 
     @model_validator(mode="after")
     def _require_models_with_endpoints(self) -> Self:

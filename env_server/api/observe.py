@@ -24,25 +24,30 @@ LATENCY = Histogram(
 )
 #: Paths served without the API key: liveness and the API's own documentation.
 OPEN_PATHS = ("/healthz", "/docs", "/openapi.json", "/redoc")
+#: The response header naming the replica (`GROUNDSTATE_REPLICA_ID`) that served the request.
+REPLICA_HEADER = b"x-groundstate-replica"
 
 
 class ObserveMiddleware:
     """Refuses requests without the key (when one is set) or over the size limit; times every request."""
 
-    def __init__(self, app: ASGIApp, api_key: str | None = None, max_body: int | None = None) -> None:
+    def __init__(
+        self,
+        app: ASGIApp,
+        api_key: str | None = None,
+        max_body: int | None = None,
+        replica_id: str | None = None,
+    ) -> None:
         self.app = app
         self.api_key = api_key
         self.max_body = max_body
+        #: Names the server in every response, so a client behind a load balancer can tell replicas apart.
+        self.replica_header = (REPLICA_HEADER, replica_id.encode("latin-1")) if replica_id else None
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         """Check the key, then pass the request on and time it."""
         if scope["type"] != "http":
             await self.app(scope, receive, send)
-            return
-        refusal = self._refusal(scope)
-        if refusal is not None:
-            err, field = refusal
-            await render_error(err.status, err.code, err.message, field)(scope, receive, send)
             return
         start = time.perf_counter()
         status = 500
@@ -51,7 +56,15 @@ class ObserveMiddleware:
             nonlocal status
             if message["type"] == "http.response.start":
                 status = message["status"]
+                if self.replica_header is not None:
+                    message["headers"] = [*message.get("headers", ()), self.replica_header]
             await send(message)
+
+        refusal = self._refusal(scope)
+        if refusal is not None:
+            err, field = refusal
+            await render_error(err.status, err.code, err.message, field)(scope, receive, send_observed)
+            return
 
         try:
             await self.app(scope, receive, send_observed)
