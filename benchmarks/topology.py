@@ -104,4 +104,3 @@ def local_topology(
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
         out.close()
-

@@ -85,7 +85,7 @@ def serve(
             console.print(f"[red]{exc}[/red]", soft_wrap=True)
             raise typer.Exit(1) from exc
     os.environ["GROUNDSTATE_AUTO_MIGRATE"] = "false"
-    if workers > 1:
+    if workers > 1 or os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
         _share_metrics_between_workers()
     console.print(f"groundstate on http://{host}:{port} (docs at /docs), sandboxes: {settings.sandbox_url}")
     # A long keep-alive: trainers reuse connections across slow policy turns; a server that closes an idle
