@@ -98,6 +98,10 @@ def serve(
         workers=workers,
         log_level="warning",
         timeout_keep_alive=120,
+        # uvicorn kills a worker that does not answer its supervisor's ping in time (5 s by default); a new
+        # worker re-imports this CLI and the domains first, which takes longer than that on a busy machine,
+        # so with the default the workers were killed and restarted forever without serving.
+        timeout_worker_healthcheck=60,
     )
 
 
