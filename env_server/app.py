@@ -103,6 +103,7 @@ def create_app(settings: Settings | None = None, registry: DomainRegistry | None
     app.add_middleware(
         ObserveMiddleware,
         api_key=settings.api_key,
+        previous_api_keys=settings.previous_api_keys,
         max_body=settings.max_request_bytes,
         replica_id=settings.replica_id,
     )

@@ -40,6 +40,11 @@ class Settings(BaseSettings):
         description="Control-plane store (episodes, events, scores).",
     )
     api_key: str | None = Field(default=None, description="Bearer key; required off loopback.")
+    previous_api_keys: list[str] = Field(
+        default_factory=list,
+        description="Keys still accepted besides `api_key` while clients move to a new one (key rotation; "
+        "a JSON list). Only with `api_key` set.",
+    )
     tasks_dirs: list[Path] = Field(
         default_factory=list, description="Extra task directories (generated tasks)."
     )
@@ -96,6 +101,12 @@ class Settings(BaseSettings):
                 raise SettingsError(
                     f"GROUNDSTATE_{role.upper()}_BASE_URL is set but GROUNDSTATE_{role.upper()}_MODEL is not"
                 )
+        return self
+
+    @model_validator(mode="after")
+    def _previous_keys_need_a_key(self) -> Self:
+        if self.previous_api_keys and not self.api_key:
+            raise SettingsError("GROUNDSTATE_PREVIOUS_API_KEYS is set but GROUNDSTATE_API_KEY is not")
         return self
 
     @model_validator(mode="after")

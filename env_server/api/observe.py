@@ -37,9 +37,12 @@ class ObserveMiddleware:
         api_key: str | None = None,
         max_body: int | None = None,
         replica_id: str | None = None,
+        previous_api_keys: list[str] | None = None,
     ) -> None:
         self.app = app
         self.api_key = api_key
+        #: Every key accepted: the current one, then those being rotated out.
+        self.keys = [k.encode() for k in [api_key or "", *(previous_api_keys or [])] if k]
         self.max_body = max_body
         #: Names the server in every response, so a client behind a load balancer can tell replicas apart.
         self.replica_header = (REPLICA_HEADER, replica_id.encode("latin-1")) if replica_id else None
@@ -87,5 +90,7 @@ class ObserveMiddleware:
         return None
 
     def _authorised(self, scope: Scope) -> bool:
-        supplied = next((v for k, v in scope["headers"] if k == b"authorization"), b"").decode("latin-1")
-        return secrets.compare_digest(supplied.removeprefix("Bearer ").strip(), self.api_key or "")
+        supplied = next((v for k, v in scope["headers"] if k == b"authorization"), b"")
+        token = supplied.removeprefix(b"Bearer ").strip()
+        # every key is compared (no early exit), so the time taken does not tell which one nearly matched
+        return sum(secrets.compare_digest(token, key) for key in self.keys) > 0

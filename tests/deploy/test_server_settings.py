@@ -108,3 +108,24 @@ def wait_healthy(url: str, timeout_s: float = 300) -> None:
             pass
         time.sleep(0.5)
     raise AssertionError(f"{url} did not become healthy")
+
+
+def test_a_rotated_out_key_is_accepted_until_it_is_dropped(
+    tmp_path: Path, toy_registry: DomainRegistry
+) -> None:
+    def status(settings: Settings, key: str) -> int:
+        with TestClient(create_app(settings, registry=toy_registry)) as client:
+            return client.get("/v1/domains", headers={"Authorization": f"Bearer {key}"}).status_code
+
+    store = f"sqlite:///{tmp_path}/s.db"
+    rotating = Settings(store_url=store, api_key="new", previous_api_keys=["old"])
+    assert (status(rotating, "new"), status(rotating, "old"), status(rotating, "other")) == (200, 200, 401)
+    rotated = Settings(store_url=store, api_key="new")
+    assert (status(rotated, "new"), status(rotated, "old")) == (200, 401)
+
+
+def test_previous_keys_without_a_key_do_not_start() -> None:
+    with pytest.raises(
+        ValueError, match="GROUNDSTATE_PREVIOUS_API_KEYS is set but GROUNDSTATE_API_KEY is not"
+    ):
+        Settings(previous_api_keys=["old"])
