@@ -18,6 +18,7 @@ import argparse
 import asyncio
 import json
 import re
+import signal
 import statistics
 import tempfile
 import time
@@ -186,9 +187,10 @@ async def soak(
             await asyncio.sleep(args.sample_s)
             taken = await asyncio.to_thread(sample, topology, store_url, sandbox_url)
             samples.append((time.monotonic() - start, taken))
+            last_error = next(reversed(tally.errors), "")[:80]
             print(
-                f"{samples[-1][0]:6.0f}s  episodes {tally.episodes:6d}  errors {sum(tally.errors.values())}  "
-                + "  ".join(f"{k} {v}" for k, v in taken.items()),
+                f"{samples[-1][0]:6.0f}s  episodes {tally.episodes:6d}  errors {sum(tally.errors.values())} "
+                f"{last_error}  " + "  ".join(f"{k} {v}" for k, v in taken.items()),
                 flush=True,
             )
 
@@ -252,6 +254,10 @@ def main() -> None:
     )
     parser.add_argument("--json", type=Path, help="also write the report here")
     args = parser.parse_args()
+    # Stopped early (Ctrl-C, or SIGTERM; a background job starts with SIGINT ignored): still stop the
+    # topology and drop the private databases.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.signal(signal.SIGTERM, signal.default_int_handler)
     if "127.0.0.1" not in args.pg_url and "localhost" not in args.pg_url:
         parser.error("--pg-url must be on loopback: the soak never leaves this machine")
     tag = uuid.uuid4().hex[:8]
