@@ -59,8 +59,8 @@ def build_service(settings: Settings, registry: DomainRegistry | None = None) ->
     registry = registry or DomainRegistry.discover(settings.tasks_dirs, only=settings.domains)
     if settings.auto_migrate:
         upgrade(settings.store_url)
-    store = Store(make_store_engine(settings.store_url))
-    sandboxes = make_sandbox_engine(settings.sandbox_url)
+    store = Store(make_store_engine(settings.store_url, pool_size=settings.db_pool_size))
+    sandboxes = make_sandbox_engine(settings.sandbox_url, pool_size=settings.db_pool_size)
     return EpisodeService(
         registry,
         sandboxes,

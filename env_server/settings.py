@@ -40,6 +40,12 @@ class Settings(BaseSettings):
         description="Control-plane store (episodes, events, scores).",
     )
     api_key: str | None = Field(default=None, description="Bearer key; required off loopback.")
+    db_pool_size: int = Field(
+        default=8,
+        ge=1,
+        description="PostgreSQL connections each worker keeps, for the store and for the sandboxes each, and "
+        "up to twice as many more in bursts: a worker may hold 6x this many; size max_connections by it.",
+    )
     previous_api_keys: list[str] = Field(
         default_factory=list,
         description="Keys still accepted besides `api_key` while clients move to a new one (key rotation; "

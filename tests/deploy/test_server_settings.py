@@ -129,3 +129,16 @@ def test_previous_keys_without_a_key_do_not_start() -> None:
         ValueError, match="GROUNDSTATE_PREVIOUS_API_KEYS is set but GROUNDSTATE_API_KEY is not"
     ):
         Settings(previous_api_keys=["old"])
+
+
+@pytest.mark.postgres
+def test_the_database_pools_are_sized_by_the_setting(
+    tmp_path: Path, pg_url: str, toy_registry: DomainRegistry
+) -> None:
+    settings = Settings(store_url=f"sqlite:///{tmp_path}/s.db", sandbox_url=pg_url, db_pool_size=3)
+    service = create_app(settings, registry=toy_registry).state.episodes
+    try:
+        assert service.sandboxes.engine.pool.size() == 3
+        assert service.sandboxes.engine.pool._max_overflow == 6
+    finally:
+        service.sandboxes.close()
