@@ -142,3 +142,19 @@ def test_the_database_pools_are_sized_by_the_setting(
         assert service.sandboxes.engine.pool._max_overflow == 6
     finally:
         service.sandboxes.close()
+
+
+def test_a_database_that_refuses_connections_is_a_503_backend_error(
+    tmp_path: Path, toy_registry: DomainRegistry
+) -> None:
+    """As under load when PostgreSQL says `too many clients`: retriable, never a 500."""
+    closed = f"postgresql+psycopg://postgres@127.0.0.1:{free_port()}/none"
+    settings = Settings(store_url=closed, auto_migrate=False)
+    with TestClient(create_app(settings, registry=toy_registry), raise_server_exceptions=False) as client:
+        for response in (
+            client.get("/healthz"),
+            client.post("/v1/episodes", json={"task_id": "toybank-judge-003"}),
+        ):
+            assert response.status_code == 503, response.text
+            error = response.json()["error"]
+            assert error["code"] == "backend-error" and "the database is unavailable" in error["message"]
