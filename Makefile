@@ -7,7 +7,7 @@ SERVER := $(VENV)/.installed-server
 PG_URL ?= postgresql+psycopg://postgres@127.0.0.1:5432/postgres
 EXTRAS ?= dev,train
 
-.PHONY: install run test test-fast lint validate validate-pg bench clean
+.PHONY: install run test test-fast lint validate validate-pg bench soak clean
 
 $(PY):
 	python3 -m venv $(VENV)
@@ -48,6 +48,10 @@ test: install lint
 
 bench: install
 	$(PY) benchmarks/episode_overhead.py
+
+# 10 minutes, 144 concurrent episodes through deploy/run-local.sh (HAProxy + 3 replicas; needs haproxy, curl)
+soak: install
+	$(PY) benchmarks/soak.py
 
 clean:
 	rm -rf $(VENV) .groundstate .pytest_cache .ruff_cache
