@@ -20,6 +20,7 @@ import json
 import re
 import signal
 import statistics
+import sys
 import tempfile
 import time
 import uuid
@@ -30,6 +31,8 @@ from typing import Any
 
 import httpx
 from sqlalchemy import create_engine, text
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.topology import Topology, local_topology
 from shared.client import AsyncGroundstateClient, GroundstateClient
