@@ -10,7 +10,7 @@ EXTRAS ?= dev,train
 OPENENV_VENV  ?= .venv-openenv
 OPENENV_STAMP := $(OPENENV_VENV)/.installed
 
-.PHONY: install openenv-client run test test-fast lint validate validate-pg bench clean
+.PHONY: install openenv-client run test test-fast lint validate validate-pg bench soak clean
 
 $(PY):
 	python3 -m venv $(VENV)
@@ -60,6 +60,10 @@ test: install lint openenv-client
 
 bench: install
 	$(PY) benchmarks/episode_overhead.py
+
+# 10 minutes, 144 concurrent episodes through deploy/run-local.sh (HAProxy + 3 replicas; needs haproxy, curl)
+soak: install
+	$(PY) benchmarks/soak.py
 
 clean:
 	rm -rf $(VENV) $(OPENENV_VENV) .groundstate .pytest_cache .ruff_cache

@@ -63,8 +63,8 @@ def build_service(settings: Settings, registry: DomainRegistry | None = None) ->
     registry = registry or DomainRegistry.discover(settings.tasks_dirs, only=settings.domains)
     if settings.auto_migrate:
         upgrade(settings.store_url)
-    store = Store(make_store_engine(settings.store_url))
-    sandboxes = make_sandbox_engine(settings.sandbox_url)
+    store = Store(make_store_engine(settings.store_url, pool_size=settings.db_pool_size))
+    sandboxes = make_sandbox_engine(settings.sandbox_url, pool_size=settings.db_pool_size)
     return EpisodeService(
         registry,
         sandboxes,
@@ -110,5 +110,11 @@ def create_app(settings: Settings | None = None, registry: DomainRegistry | None
     # protocol adapters over the same episode service: MCP per episode, and an OpenEnv environment server
     app.router.routes.append(Route(MCP_PATH, mcp, methods=["GET", "POST", "DELETE"], include_in_schema=False))
     app.include_router(openenv_router)
-    app.add_middleware(ObserveMiddleware, api_key=settings.api_key, max_body=settings.max_request_bytes)
+    app.add_middleware(
+        ObserveMiddleware,
+        api_key=settings.api_key,
+        previous_api_keys=settings.previous_api_keys,
+        max_body=settings.max_request_bytes,
+        replica_id=settings.replica_id,
+    )
     return app

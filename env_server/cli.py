@@ -53,11 +53,20 @@ def serve(
         int, typer.Option(min=1, help="Worker processes (use PostgreSQL sandboxes for >1).")
     ] = 1,
     tasks_dir: TasksDirOption = None,
+    migrate: Annotated[
+        bool | None,
+        typer.Option(
+            "--migrate/--no-migrate",
+            help="Apply store migrations first (default: GROUNDSTATE_AUTO_MIGRATE, true). With several "
+            "replicas run `groundstate db upgrade` once and start each with --no-migrate.",
+        ),
+    ] = None,
 ) -> None:
     """Run the environment server (settings from GROUNDSTATE_* variables)."""
     import uvicorn
 
     from env_server.store import upgrade
+    from env_server.store.migrate import StoreNotMigratedError, require_head
 
     os.environ["GROUNDSTATE_HOST"] = host
     os.environ["GROUNDSTATE_PORT"] = str(port)
@@ -68,8 +77,17 @@ def serve(
         console.print(
             "[yellow]SQLite sandboxes live in one process: other workers rebuild them by replay.[/yellow]"
         )
-    upgrade(settings.store_url)
+    if settings.auto_migrate if migrate is None else migrate:
+        upgrade(settings.store_url)
+    else:
+        try:
+            require_head(settings.store_url)
+        except StoreNotMigratedError as exc:
+            console.print(f"[red]{exc}[/red]", soft_wrap=True)
+            raise typer.Exit(1) from exc
     os.environ["GROUNDSTATE_AUTO_MIGRATE"] = "false"
+    if workers > 1 or os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+        _share_metrics_between_workers()
     console.print(f"groundstate on http://{host}:{port} (docs at /docs), sandboxes: {settings.sandbox_url}")
     # A long keep-alive: trainers reuse connections across slow policy turns; a server that closes an idle
     # connection just as a client reuses it turns a healthy request into a transport error.
@@ -81,7 +99,28 @@ def serve(
         workers=workers,
         log_level="warning",
         timeout_keep_alive=120,
+        # uvicorn kills a worker that does not answer its supervisor's ping in time (5 s by default); a new
+        # worker re-imports this CLI and the domains first, which takes longer than that on a busy machine,
+        # so with the default the workers were killed and restarted forever without serving.
+        timeout_worker_healthcheck=60,
     )
+
+
+def _share_metrics_between_workers() -> None:
+    """Give the workers a fresh directory to write their metrics into, so `/metrics` shows them all.
+
+    Each worker's values live in files named by its pid; a directory left by an earlier run would add the
+    dead workers' counts, so the value files in an inherited `PROMETHEUS_MULTIPROC_DIR` are removed first.
+    """
+    import tempfile
+
+    shared = os.environ.get("PROMETHEUS_MULTIPROC_DIR")
+    if shared:
+        Path(shared).mkdir(parents=True, exist_ok=True)
+        for stale in Path(shared).glob("*.db"):
+            stale.unlink()
+    else:
+        os.environ["PROMETHEUS_MULTIPROC_DIR"] = tempfile.mkdtemp(prefix="groundstate-metrics-")
 
 
 @db_app.command("upgrade")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ipaddress
+import socket
 from pathlib import Path
 from typing import Literal, Self
 
@@ -42,6 +43,17 @@ class Settings(BaseSettings):
         description="Control-plane store (episodes, events, scores).",
     )
     api_key: str | None = Field(default=None, description="Bearer key; required off loopback.")
+    db_pool_size: int = Field(
+        default=8,
+        ge=1,
+        description="PostgreSQL connections each worker keeps, for the store and for the sandboxes each, and "
+        "up to twice as many more in bursts: a worker may hold 6x this many; size max_connections by it.",
+    )
+    previous_api_keys: list[str] = Field(
+        default_factory=list,
+        description="Keys still accepted besides `api_key` while clients move to a new one (key rotation; "
+        "a JSON list). Only with `api_key` set.",
+    )
     tasks_dirs: list[Path] = Field(
         default_factory=list, description="Extra task directories (generated tasks)."
     )
@@ -52,7 +64,16 @@ class Settings(BaseSettings):
         "(holding results.jsonl) or a directory of run directories.",
     )
     default_user: Literal["scripted", "llm"] = "scripted"
-    auto_migrate: bool = Field(default=True, description="Apply store migrations when the app starts.")
+    auto_migrate: bool = Field(
+        default=True,
+        description="Apply store migrations when the server starts; false where a separate step migrates "
+        "(several replicas must not race on one store): the server then refuses a store not at head.",
+    )
+    replica_id: str = Field(
+        default="",
+        description="This server's name in the `x-groundstate-replica` response header (default "
+        "`hostname:port`): shows which replica behind a load balancer served a request.",
+    )
     max_request_bytes: int = Field(
         default=4 * 2**20, ge=1024, description="Largest request body accepted (413 beyond it)."
     )
@@ -88,6 +109,12 @@ class Settings(BaseSettings):
     judge_max_retries: int = 3
 
     @model_validator(mode="after")
+    def _default_replica_id(self) -> Self:
+        if not self.replica_id:
+            self.replica_id = f"{socket.gethostname()}:{self.port}"
+        return self
+
+    @model_validator(mode="after")
     def _require_models_with_endpoints(self) -> Self:
         for role in ("user", "judge"):
             if getattr(self, f"{role}_base_url") and not getattr(self, f"{role}_model"):
@@ -100,6 +127,12 @@ class Settings(BaseSettings):
     def _default_mcp_hosts(self) -> Self:
         if self.mcp_allowed_hosts is None:
             self.mcp_allowed_hosts = list(LOOPBACK_HOSTS) if is_loopback(self.host) else ["*"]
+        return self
+
+    @model_validator(mode="after")
+    def _previous_keys_need_a_key(self) -> Self:
+        if self.previous_api_keys and not self.api_key:
+            raise SettingsError("GROUNDSTATE_PREVIOUS_API_KEYS is set but GROUNDSTATE_API_KEY is not")
         return self
 
     @model_validator(mode="after")

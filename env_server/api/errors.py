@@ -5,6 +5,8 @@ from __future__ import annotations
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from sqlalchemy.exc import OperationalError
+from sqlalchemy.exc import TimeoutError as PoolTimeoutError
 
 from env_server.errors import GroundstateError
 from shared.models import ErrorBody, ErrorResponse
@@ -28,7 +30,18 @@ async def _validation_error(_: Request, exc: RequestValidationError) -> JSONResp
     return render_error(422, "invalid-request", f"{where}{first.get('msg', 'invalid value')}", field)
 
 
+async def _database_unavailable(_: Request, exc: OperationalError | PoolTimeoutError) -> JSONResponse:
+    """A database that refuses connections or a full pool: a backend failure, retriable (503), never a 500.
+
+    PostgreSQL down or restarting, `too many clients already` under load: never the agent's fault.
+    """
+    cause = str(getattr(exc, "orig", None) or exc).strip().splitlines()[0][:300]
+    return render_error(503, "backend-error", f"the database is unavailable: {cause}", None)
+
+
 def install_error_handlers(app: FastAPI) -> None:
     """Register the handlers on `app`."""
+    app.add_exception_handler(OperationalError, _database_unavailable)  # type: ignore[arg-type]
+    app.add_exception_handler(PoolTimeoutError, _database_unavailable)  # type: ignore[arg-type]
     app.add_exception_handler(GroundstateError, _groundstate_error)  # type: ignore[arg-type]
     app.add_exception_handler(RequestValidationError, _validation_error)  # type: ignore[arg-type]

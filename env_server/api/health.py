@@ -1,7 +1,9 @@
 """`/healthz` and `/metrics`."""
 
+import os
+
 from fastapi import APIRouter, Response
-from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
+from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, generate_latest, multiprocess
 from sqlalchemy import text
 
 from env_server.api.deps import EpisodesDep
@@ -19,5 +21,13 @@ def healthz(episodes: EpisodesDep) -> dict[str, str]:
 
 @router.get("/metrics", operation_id="health-metrics")
 def metrics() -> Response:
-    """Prometheus metrics of this worker."""
+    """Prometheus metrics of the whole server: all its workers when it runs several, else this process.
+
+    With several workers a scrape reaches any one of them, so `groundstate serve --workers N` points
+    `PROMETHEUS_MULTIPROC_DIR` at a directory where every worker writes its values, and this sums them.
+    """
+    if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+        registry = CollectorRegistry()
+        multiprocess.MultiProcessCollector(registry)  # type: ignore[no-untyped-call]
+        return Response(generate_latest(registry), media_type=CONTENT_TYPE_LATEST)
     return Response(generate_latest(), media_type=CONTENT_TYPE_LATEST)

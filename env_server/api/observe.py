@@ -29,15 +29,28 @@ LATENCY = Histogram(
 #: either to its login form.
 OPEN_PATHS = ("/healthz", "/docs", "/openapi.json", "/redoc", "/openenv/health")
 VIEWER = "/ui"
+#: The response header naming the replica (`GROUNDSTATE_REPLICA_ID`) that served the request.
+REPLICA_HEADER = b"x-groundstate-replica"
 
 
 class ObserveMiddleware:
     """Refuses requests without the key (when one is set) or over the size limit; times every request."""
 
-    def __init__(self, app: ASGIApp, api_key: str | None = None, max_body: int | None = None) -> None:
+    def __init__(
+        self,
+        app: ASGIApp,
+        api_key: str | None = None,
+        max_body: int | None = None,
+        replica_id: str | None = None,
+        previous_api_keys: list[str] | None = None,
+    ) -> None:
         self.app = app
         self.api_key = api_key
+        #: Every key accepted: the current one, then those being rotated out.
+        self.keys = [k.encode() for k in [api_key or "", *(previous_api_keys or [])] if k]
         self.max_body = max_body
+        #: Names the server in every response, so a client behind a load balancer can tell replicas apart.
+        self.replica_header = (REPLICA_HEADER, replica_id.encode("latin-1")) if replica_id else None
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         """Check the key, then pass the request on and time it."""
@@ -47,11 +60,6 @@ class ObserveMiddleware:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        refusal = self._refusal(scope)
-        if refusal is not None:
-            err, field = refusal
-            await render_error(err.status, err.code, err.message, field)(scope, receive, send)
-            return
         start = time.perf_counter()
         status = 500
 
@@ -59,7 +67,15 @@ class ObserveMiddleware:
             nonlocal status
             if message["type"] == "http.response.start":
                 status = message["status"]
+                if self.replica_header is not None:
+                    message["headers"] = [*message.get("headers", ()), self.replica_header]
             await send(message)
+
+        refusal = self._refusal(scope)
+        if refusal is not None:
+            err, field = refusal
+            await render_error(err.status, err.code, err.message, field)(scope, receive, send_observed)
+            return
 
         try:
             await self.app(scope, receive, send_observed)
@@ -98,5 +114,7 @@ class ObserveMiddleware:
         return None
 
     def _authorised(self, scope: Scope) -> bool:
-        supplied = next((v for k, v in scope["headers"] if k == b"authorization"), b"").decode("latin-1")
-        return secrets.compare_digest(supplied.removeprefix("Bearer ").strip(), self.api_key or "")
+        supplied = next((v for k, v in scope["headers"] if k == b"authorization"), b"")
+        token = supplied.removeprefix(b"Bearer ").strip()
+        # every key is compared (no early exit), so the time taken does not tell which one nearly matched
+        return sum(secrets.compare_digest(token, key) for key in self.keys) > 0

@@ -18,7 +18,10 @@ from prometheus_client import Counter, Gauge
 
 from env_server.sandbox.base import Sandbox
 
-LIVE = Gauge("groundstate_live_sandboxes", "Sandboxes held by this worker")
+#: Summed over live workers when the server runs several (see `/metrics`).
+LIVE = Gauge(
+    "groundstate_live_sandboxes", "Sandboxes held by this server's workers", multiprocess_mode="livesum"
+)
 EVICTED = Counter("groundstate_sandboxes_evicted_total", "Sandboxes evicted", ["reason"])
 
 

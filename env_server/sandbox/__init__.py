@@ -4,8 +4,11 @@ from env_server.sandbox.base import Sandbox, SandboxEngine
 from env_server.sandbox.template import Template
 
 
-def make_sandbox_engine(url: str) -> SandboxEngine:
-    """The engine for `GROUNDSTATE_SANDBOX_URL`: `sqlite://` (in memory) or `postgresql+psycopg://...`."""
+def make_sandbox_engine(url: str, pool_size: int = 8) -> SandboxEngine:
+    """The engine for `GROUNDSTATE_SANDBOX_URL`: `sqlite://` (in memory) or `postgresql+psycopg://...`.
+
+    `pool_size`: PostgreSQL connections kept per process (up to twice as many more under bursts).
+    """
     if url.startswith("sqlite"):
         from env_server.sandbox.sqlite import SQLiteSandboxEngine
 
@@ -13,7 +16,7 @@ def make_sandbox_engine(url: str) -> SandboxEngine:
     if url.startswith("postgresql"):
         from env_server.sandbox.postgresql import PostgresSandboxEngine
 
-        return PostgresSandboxEngine(url)
+        return PostgresSandboxEngine(url, pool_size=pool_size)
     raise ValueError(f"GROUNDSTATE_SANDBOX_URL must start with sqlite or postgresql, got {url!r}")
 
 

@@ -35,3 +35,24 @@ def current(url: str) -> str | None:
             return MigrationContext.configure(conn).get_current_revision()
     finally:
         engine.dispose()
+
+
+def head() -> str | None:
+    """The newest revision the packaged migrations define."""
+    from alembic.script import ScriptDirectory
+
+    return ScriptDirectory.from_config(alembic_config("sqlite://")).get_current_head()
+
+
+class StoreNotMigratedError(RuntimeError):
+    """The store is not at the revision this code expects, and this process was told not to migrate it."""
+
+
+def require_head(url: str) -> None:
+    """Refuse a store behind (or ahead of) the code: a server must not write to a schema it does not know."""
+    have, want = current(url), head()
+    if have != want:
+        raise StoreNotMigratedError(
+            f"the store at {url} is at revision {have or 'none (empty)'} but this code needs {want}: "
+            "run `groundstate db upgrade` first (or start the server without --no-migrate)"
+        )

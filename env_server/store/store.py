@@ -36,7 +36,7 @@ def _now() -> datetime:
     return datetime.now(UTC).replace(tzinfo=None)
 
 
-def make_store_engine(url: str) -> Engine:
+def make_store_engine(url: str, pool_size: int = 8) -> Engine:
     """An engine for the store URL; a SQLite file gets WAL mode and a busy timeout for several workers."""
     if url.startswith("sqlite"):
         path = url.split("///", 1)[-1]
@@ -53,7 +53,7 @@ def make_store_engine(url: str) -> Engine:
             cur.close()
 
         return engine
-    return create_engine(url, pool_size=8, max_overflow=16, pool_pre_ping=True)
+    return create_engine(url, pool_size=pool_size, max_overflow=pool_size * 2, pool_pre_ping=True)
 
 
 def _append_statement() -> Any:
