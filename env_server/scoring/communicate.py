@@ -22,7 +22,8 @@ from typing import Any
 
 from shared.judge import JudgeMessage
 
-_MONTHS = {
+#: Month names and abbreviations -> month number (also read by the text lint of task validation).
+MONTHS: dict[str, int] = {
     name: number
     for number, names in enumerate(
         [
@@ -43,7 +44,7 @@ _MONTHS = {
     )
     for name in names
 }
-_MONTH = "(?:" + "|".join(sorted(_MONTHS, key=len, reverse=True)) + r")\.?"
+_MONTH = "(?:" + "|".join(sorted(MONTHS, key=len, reverse=True)) + r")\.?"
 _DAY = r"(?:[12][0-9]|3[01]|0?[1-9])(?:st|nd|rd|th)?"
 _NUMBER_WORDS = {
     w: str(i)
@@ -112,7 +113,7 @@ def _number(text: str) -> str:
 
 def _written_date(text: str) -> str:
     """`14 October 2026` / `Oct 14th, 2026` -> `@2026-10-14`; without a year `@*-10-14`."""
-    month = next(_MONTHS[w] for w in re.findall(r"[a-z]+", text) if w in _MONTHS)
+    month = next(MONTHS[w] for w in re.findall(r"[a-z]+", text) if w in MONTHS)
     numbers = [int(n) for n in re.findall(r"\d+", text)]
     day = numbers[0]
     year = f"{numbers[1]:04d}" if len(numbers) > 1 else "*"

@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from datetime import date, datetime
 
 from env_server.domain._family import ID_PATTERN, entity_ids
+from env_server.scoring.communicate import MONTHS
 from env_server.validation._report import CheckOutcome
 from shared.tasks import Task
 
@@ -29,29 +30,8 @@ _WEEKDAYS = {
     )
     for name in names
 }
-_MONTHS = {
-    m: i
-    for i, names in enumerate(
-        [
-            ("jan", "january"),
-            ("feb", "february"),
-            ("mar", "march"),
-            ("apr", "april"),
-            ("may",),
-            ("jun", "june"),
-            ("jul", "july"),
-            ("aug", "august"),
-            ("sep", "sept", "september"),
-            ("oct", "october"),
-            ("nov", "november"),
-            ("dec", "december"),
-        ],
-        start=1,
-    )
-    for m in names
-}
 _WD = "(?P<wd>" + "|".join(sorted(_WEEKDAYS, key=len, reverse=True)) + r")\.?"
-_MO = "(?P<mo>" + "|".join(sorted(_MONTHS, key=len, reverse=True)) + r")\.?"
+_MO = "(?P<mo>" + "|".join(sorted(MONTHS, key=len, reverse=True)) + r")\.?"
 _DATE = (
     rf"(?:(?P<iso>\d{{4}}-\d{{2}}-\d{{2}})"
     rf"|(?P<d1>\d{{1,2}})(?:st|nd|rd|th)?(?:\s+of)?\s+{_MO}(?:,?\s+(?P<y1>\d{{4}}))?"
@@ -109,7 +89,7 @@ def _date_of(g: dict[str, str], today: datetime) -> date | None:
     try:
         if "iso" in g:
             return date.fromisoformat(g["iso"])
-        month = _MONTHS[(g.get("mo") or g["mo2"]).lower()]
+        month = MONTHS[(g.get("mo") or g["mo2"]).lower()]
         day = int(g.get("d1") or g["d2"])
         year = g.get("y1") or g.get("y2")
         if year:
