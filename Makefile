@@ -6,6 +6,9 @@ STAMP  := $(VENV)/.installed
 SERVER := $(VENV)/.installed-server
 PG_URL ?= postgresql+psycopg://postgres@127.0.0.1:5432/postgres
 EXTRAS ?= dev,train
+# llama.cpp (the tests' OpenAI-compatible model server) is built from source: a portable AVX2 build, not one
+# tuned to the building CPU, whose AMX kernels crash in VMs that do not expose AMX state
+export CMAKE_ARGS ?= -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON
 # OpenEnv's client has a virtual environment of its own: the `openenv` package pins an older `mcp` than ours
 OPENENV_VENV  ?= .venv-openenv
 OPENENV_STAMP := $(OPENENV_VENV)/.installed
