@@ -5,7 +5,7 @@ GS     := $(VENV)/bin/groundstate
 STAMP  := $(VENV)/.installed
 SERVER := $(VENV)/.installed-server
 PG_URL ?= postgresql+psycopg://postgres@127.0.0.1:5432/postgres
-EXTRAS ?= dev,train
+EXTRAS ?= dev,train,verl
 
 .PHONY: install run test test-fast lint validate validate-pg bench clean
 
