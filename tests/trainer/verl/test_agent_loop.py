@@ -56,7 +56,7 @@ def local_rollout(url: str, task_id: str) -> RolloutResult:
 
     async def go() -> RolloutResult:
         async with AsyncGroundstateClient(url) as client:
-            return await run_rollout(client, policy, task_id, RolloutConfig(max_turns=30))
+            return await run_rollout(client, policy, task_id, RolloutConfig(max_turns=4))
 
     return asyncio.run(go())
 
@@ -66,7 +66,9 @@ def test_loop_with_smollm2_sees_what_local_evaluation_sees(
 ) -> None:
     generator = TransformersServerManager(smollm2)
     loop = make_loop(
-        verl_config(live_server.url, "groundstate.max_new_tokens=48"), generator, smollm2.tokenizer
+        verl_config(live_server.url, "groundstate.max_new_tokens=48", "groundstate.max_turns=4"),
+        generator,
+        smollm2.tokenizer,
     )
     output = asyncio.run(loop.run(dict(SAMPLING), **row(TASK)))
     info = output.extra_fields["groundstate"]
@@ -86,7 +88,8 @@ def test_loop_with_smollm2_sees_what_local_evaluation_sees(
     for ids, turn in zip(generated, local.turns, strict=True):
         assert ids == turn.token_ids
     decode = smollm2.tokenizer.decode
-    between = [m for m in local.messages[2:] if m["role"] != "assistant"]
+    last_turn = max(i for i, m in enumerate(local.messages) if m["role"] == "assistant")
+    between = [m for m in local.messages[2:last_turn] if m["role"] != "assistant"]  # after it: never rendered
     env_text = "".join(decode(ids) for ids in environment)
     for message in between:
         assert message["content"].strip() in env_text
