@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import copy
 import json
 from pathlib import Path
 from typing import Any
@@ -98,7 +99,9 @@ def test_rows_reach_run_as_verl_passes_them(
 
     model_dir = tmp_path / "smollm2-hf"  # Verl reads tokenizer and config from a model directory
     smollm2.tokenizer.save_pretrained(model_dir)
-    smollm2.model.config.save_pretrained(model_dir)
+    hf_config = copy.deepcopy(smollm2.model.config)
+    hf_config.architectures = [type(smollm2.model).__name__]  # a GGUF-loaded config names none
+    hf_config.save_pretrained(model_dir)
     smollm2.model.generation_config.save_pretrained(model_dir)
     pool = write_pool(tmp_path / "pool.json", dict.fromkeys(TRAIN_TASKS, "train"))
     out = tmp_path / "train.parquet"
