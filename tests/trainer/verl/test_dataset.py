@@ -117,7 +117,7 @@ def test_rows_reach_run_as_verl_passes_them(
     batch = DataProto.from_single_dict(collate_fn([dataset[0], dataset[1]]))
     batch.non_tensor_batch["uid"] = np.array(["uid-a", "uid-b"], dtype=object)
     batch = batch.repeat(repeat_times=2, interleave=True)  # GRPO: each task's group of n sessions
-    generator = ScriptedServerManager(smollm2, [])  # silent: each episode ends at once and is scored 0
+    generator = ScriptedServerManager(smollm2, [])  # silent: each episode ends at once and is scored
     worker = AgentLoopWorker(config, generator)
     output = asyncio.run(worker.generate_sequences(batch))
 
@@ -125,7 +125,8 @@ def test_rows_reach_run_as_verl_passes_them(
     info: list[dict[str, Any]] = list(output.non_tensor_batch["groundstate"])
     assert [i["task_id"] for i in info] == [TRAIN_TASKS[0], TRAIN_TASKS[0], TRAIN_TASKS[1], TRAIN_TASKS[1]]
     assert len({i["episode_id"] for i in info}) == 4  # every session is its own episode on the server
-    assert list(output.non_tensor_batch["gs_reward"]) == [0.0, 0.0, 0.0, 0.0]
-    assert output.batch["rm_scores"].sum().item() == 0.0
+    # silence is right for the refusal task (no change is its gold outcome), wrong for the analytics one
+    assert list(output.non_tensor_batch["gs_reward"]) == [1.0, 1.0, 0.0, 0.0]
+    assert output.batch["rm_scores"].sum(dim=1).tolist() == [1.0, 1.0, 0.0, 0.0]
     assert output.batch["responses"].shape[1] == config.actor_rollout_ref.rollout.response_length
     assert output.batch["response_mask"].sum().item() == 4  # one generated (end-of-turn) token each
