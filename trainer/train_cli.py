@@ -15,3 +15,7 @@ train_app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
 )
+
+from trainer.verl.cli import register as _register_verl  # noqa: E402 - mounts `dataset` and `verl`
+
+_register_verl(train_app)

@@ -8,12 +8,12 @@ accelerate); torch and transformers are imported only when a model is loaded. A 
 process (SmolLM2 from GGUF takes tens of seconds to de-quantize) and shared by every episode; generation
 holds a per-model lock, so concurrent episodes take turns on the CPU.
 
-Token bookkeeping: bound to an episode (`for_episode`), the policy keeps the episode's token sequence. The
+Token bookkeeping: bound to an episode (`for_episode`), the policy keeps the episode's token sequence with
+`trainer.policies.chat_format.EpisodeTokens`, the module the Verl training loop renders through too: the
 first turn tokenizes the rendered prompt; every later turn appends only the tokens of the messages that
-arrived since (tool results, the user's reply), rendered by the chat template, after the previously
-generated ids, which are never re-tokenized. Each `Turn` carries those appended `context_ids` (mask 0) and
-its generated `token_ids` with `logprobs` (mask 1). Models whose chat template knows no tools get them in the
-Hermes text format (`trainer.policies._hermes`).
+arrived since, after the previously generated ids, which are never re-tokenized. Each `Turn` carries those
+appended `context_ids` (mask 0) and its generated `token_ids` with `logprobs` (mask 1). Models whose chat
+template knows no tools get them in the Hermes text format (`trainer.policies._hermes`).
 """
 
 from __future__ import annotations
@@ -22,7 +22,6 @@ import asyncio
 import copy
 import importlib.util
 import inspect
-import json
 import threading
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -31,7 +30,6 @@ from typing import TYPE_CHECKING, Any, Self
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from trainer.policies._hermes import parse_tool_calls, to_hermes_messages
 from trainer.policies.base import (
     ContextOverflowError,
     Message,
@@ -39,10 +37,9 @@ from trainer.policies.base import (
     PolicyError,
     PolicySpecError,
     Turn,
-    openai_tools,
     parse_options,
-    split_stop,
 )
+from trainer.policies.chat_format import ChatFormat, EpisodeTokens, IncrementalRenderError
 
 if TYPE_CHECKING:
     from shared.client import AsyncGroundstateClient
@@ -128,27 +125,18 @@ class LocalModel:
     prefixes: dict[tuple[int, ...], Any] = field(default_factory=dict)
     """Key/value caches of shared prompt prefixes (system prompt + tools), by their token ids."""
 
-    def render(self, messages: list[Message], tools: list[dict[str, Any]], generation_prompt: bool) -> str:
-        """The chat template's text for a conversation."""
-        if self.native_tools:
-            converted = [_native_message(m) for m in messages]
-            return str(
-                self.tokenizer.apply_chat_template(
-                    converted,
-                    tools=openai_tools(tools) or None,
-                    tokenize=False,
-                    add_generation_prompt=generation_prompt,
-                )
-            )
-        return str(
-            self.tokenizer.apply_chat_template(
-                to_hermes_messages(messages, tools), tokenize=False, add_generation_prompt=generation_prompt
-            )
+    def __post_init__(self) -> None:
+        self.chat_format = ChatFormat(
+            tokenizer=self.tokenizer, native_tools=self.native_tools, eos_ids=tuple(self.eos_ids)
         )
 
+    def render(self, messages: list[Message], tools: list[dict[str, Any]], generation_prompt: bool) -> str:
+        """The chat template's text for a conversation (see `ChatFormat.render`)."""
+        return self.chat_format.render(messages, tools, generation_prompt)
+
     def encode(self, text: str) -> list[int]:
-        """Token ids of rendered template text (special tokens in the text are recognised, none added)."""
-        return list(self.tokenizer.encode(text, add_special_tokens=False))
+        """Token ids of rendered template text (see `ChatFormat.encode`)."""
+        return self.chat_format.encode(text)
 
     def generate(
         self, ids: list[int], options: LocalOptions, cache: Any = None, prefix: int = 0
@@ -319,48 +307,34 @@ class _LocalEpisode(Policy):
         self.loaded = loaded
         self.options = options
         self.name = name
-        self._ids: list[int] = []
-        self._seen = 0
-        self._pending: list[int] = []
+        self._tokens = EpisodeTokens(loaded.chat_format)
         self._cache: Any = None
         self._prefix = 0
 
     async def respond(self, messages: list[Message], tools: list[dict[str, Any]]) -> Turn:
         """Append the new messages' tokens, generate, and parse the text into content and tool calls."""
-        first = not self._ids
-        context = self._pending + self.loaded.encode(self._new_text(messages, tools))
+        first = not self._tokens.ids
+        try:
+            context = self._tokens.context(messages, tools)
+        except IncrementalRenderError as exc:
+            raise PolicyError(f"{self.name}: {exc}") from exc
         if first:
             self._prefix = self._shared_prefix(messages, tools, context)
-        if len(self._ids) + len(context) + self.options.max_new_tokens > self.loaded.max_positions:
+        held = len(self._tokens.ids) + len(context)
+        if held + self.options.max_new_tokens > self.loaded.max_positions:
             raise ContextOverflowError(
-                f"{self.name}: {len(self._ids) + len(context)} prompt tokens + {self.options.max_new_tokens} "
+                f"{self.name}: {held} prompt tokens + {self.options.max_new_tokens} "
                 f"new tokens exceed the context of {self.loaded.max_positions}"
             )
-        self._ids += context
+        self._tokens.add_context(context)
         try:
-            token_ids, logprobs, finish, self._cache = await asyncio.to_thread(
-                self.loaded.generate, list(self._ids), self.options, self._cache, self._prefix
+            token_ids, logprobs, _finish, self._cache = await asyncio.to_thread(
+                self.loaded.generate, list(self._tokens.ids), self.options, self._cache, self._prefix
             )
         except (RuntimeError, ValueError) as exc:
             raise PolicyError(f"{self.name}: generation failed: {exc}") from exc
-        tokens_in = len(self._ids)
-        self._ids += token_ids
-        self._seen = len(messages)
-        self._pending = [] if finish == "stop" else self.loaded.eos_ids[:1]
-        text = self.loaded.tokenizer.decode(token_ids, skip_special_tokens=True)
-        content, calls = parse_tool_calls(text) if "<tool_call>" in text else (text.strip(), [])
-        content, stop = split_stop(content)
-        return Turn(
-            content=content,
-            tool_calls=calls,
-            stop=stop,
-            finish_reason="tool_calls" if calls else finish,
-            tokens_in=tokens_in,
-            tokens_out=len(token_ids),
-            context_ids=context,
-            token_ids=token_ids,
-            logprobs=logprobs,
-        )
+        self._tokens.add_generated(token_ids, seen=len(messages))
+        return self.loaded.chat_format.turn(token_ids, logprobs, context_ids=context, tokens_in=held)
 
     def _shared_prefix(self, messages: list[Message], tools: list[dict[str, Any]], prompt: list[int]) -> int:
         """How many leading prompt tokens are the system prompt and tools alone (shared by the domain)."""
@@ -368,40 +342,3 @@ class _LocalEpisode(Policy):
             return 0
         prefix = self.loaded.encode(self.loaded.render(messages[:1], tools, generation_prompt=False))
         return len(prefix) if len(prefix) < len(prompt) and prompt[: len(prefix)] == prefix else 0
-
-    def _new_text(self, messages: list[Message], tools: list[dict[str, Any]]) -> str:
-        """Template text of what arrived since the last turn (the whole prompt on the first turn)."""
-        if not self._ids:
-            return self.loaded.render(messages, tools, generation_prompt=True)
-        if len(messages) <= self._seen or messages[self._seen]["role"] != "assistant":
-            raise RuntimeError(
-                f"{self.name}: expected this episode's last turn at message {self._seen}; a bound policy "
-                "must see the same conversation grow by its own turns"
-            )
-        new = messages[self._seen + 1 :]
-        base: list[Message] = [{"role": "system", "content": "S"}, {"role": "assistant", "content": "A"}]
-        prefix = self.loaded.render(base, tools, generation_prompt=False)
-        full = self.loaded.render(base + new, tools, generation_prompt=True)
-        if not full.startswith(prefix):
-            raise PolicyError(f"{self.name}: the chat template does not render conversations incrementally")
-        eos_text = self.loaded.tokenizer.eos_token or ""
-        cut = prefix.rfind(eos_text) if eos_text else -1
-        return full[cut + len(eos_text) :] if cut >= 0 else full[len(prefix) :]
-
-
-def _native_message(message: Message) -> Message:
-    """An OpenAI message as transformers chat templates expect it (tool-call arguments as objects)."""
-    if message["role"] != "assistant" or not message.get("tool_calls"):
-        return message
-    calls = []
-    for call in message["tool_calls"]:
-        arguments = call["function"]["arguments"]
-        if isinstance(arguments, str):
-            try:
-                arguments = json.loads(arguments)
-            except json.JSONDecodeError:
-                arguments = {}
-        calls.append(
-            {"type": "function", "function": {"name": call["function"]["name"], "arguments": arguments}}
-        )
-    return {**message, "tool_calls": calls}
