@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import typer
 
+from trainer.train_local_cli import local_command
+
 __all__ = ["train_app"]
 
 train_app = typer.Typer(
@@ -15,3 +17,5 @@ train_app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
 )
+
+train_app.command("local")(local_command)
