@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import os
 import random
 import time
@@ -406,7 +407,11 @@ def train_local(
     import torch
     from datasets import Dataset
     from transformers import TrainerCallback
+    from transformers.trainer_callback import PrinterCallback
     from trl import GRPOConfig, GRPOTrainer
+
+    # Rows of dropped slots return a None reward by design; TRL would warn about each of them every step.
+    logging.getLogger("trl.trainer.grpo_trainer").setLevel(logging.ERROR)
 
     torch.manual_seed(config.seed)
     model, tokenizer = read_model(config.model, config.threads)
@@ -480,6 +485,7 @@ def train_local(
         rollout_func=rollouts,
         callbacks=[_Logger()],
     )
+    trainer.remove_callback(PrinterCallback)  # our step log replaces its raw dicts on stdout
     trainer.train()
     final = out / "final"
     save(final)
