@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import signal
 import subprocess
 import sys
 import time
@@ -115,6 +116,25 @@ def plot(report: dict[str, Any], path: Path) -> None:
     fig.savefig(path, dpi=120)
 
 
+def stop_early(out: Path, args: argparse.Namespace, pool: Pool, times: dict[str, float]) -> None:
+    """Write what bounds the run when the base model solves too few train tasks to form a step, and exit."""
+    probe = held_out(out / "probe")
+    report = {
+        "model": "SmolLM2-135M-Instruct",
+        "settings": {k: (str(v) if isinstance(v, Path) else v) for k, v in vars(args).items()},
+        "pool": {"tasks": len(pool.tasks), "histogram": pool.histogram},
+        "probe_train": probe,
+        "learned": False,
+        "stopped": f"{len(pool.tasks)} train tasks in bands {args.keep}, fewer than a step's "
+        f"{args.tasks_per_step}: without successes no group has reward variance, so GRPO has no gradient",
+        "wall_s": times,
+    }
+    (out / "learning.json").write_text(json.dumps(report, indent=2) + "\n")
+    sys.exit(
+        f"stopped: {report['stopped']}; base pass@1 on train tasks {probe['pass_at_1']} (95% {probe['ci95']})"
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=Path("benchmarks/results/learning"))
@@ -146,6 +166,7 @@ def main() -> None:
         times[name] = round(times.get(name, 0.0) + time.monotonic() - started, 1)
         (out / "times.json").write_text(json.dumps(times, indent=2) + "\n")
 
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # `kill` still stops the server started here
     proc = None
     url = args.server
     if url is None:
@@ -153,14 +174,11 @@ def main() -> None:
     try:
         stage("probe", campaign, "probe", "smollm2", "train", args.probe_trials, out / "probe", url, args)
         pool_path = out / "pool.json"
-        stage(
-            "select", groundstate, "select", str(out / "probe"), "--out", str(pool_path), "--keep", args.keep
-        )
+        keep = ["--keep", args.keep, "--min-trials", str(min(args.probe_trials, 4))]
+        stage("select", groundstate, "select", str(out / "probe"), "--out", str(pool_path), *keep)
         pool = Pool.read(pool_path)
         if len(pool.tasks) < args.tasks_per_step:
-            sys.exit(
-                f"only {len(pool.tasks)} train tasks in bands {args.keep}: the base model cannot learn here"
-            )
+            stop_early(out, args, pool, times)
         stage(
             "eval_before",
             campaign,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Iterator
 from pathlib import Path
@@ -13,9 +14,13 @@ from env_server.app import create_app
 from env_server.domain.registry import DomainRegistry
 from env_server.settings import Settings
 from groundstate.cli import app
+from shared.client import AsyncGroundstateClient
 from tests.live_server import serve
+from trainer.groups import EpisodeGroup, StepGroups
+from trainer.policies.local import LocalOptions, LocalPolicy, load_model
 from trainer.results import read_results
-from trainer.train_local import LOG_FILE, StepLog
+from trainer.rollout import RolloutConfig, RolloutResult, run_rollout
+from trainer.train_local import LOG_FILE, StepLog, trl_batch
 
 runner = CliRunner()
 
@@ -59,6 +64,80 @@ def test_train_local_refuses_a_pool_smaller_than_a_step(server: str, tmp_path: P
     assert bad.exit_code == 1 and "--micro-batch 2 must divide" in bad.output
 
 
+def warm_start(server: str, tasks: list[str], directory: Path) -> Path:
+    """SmolLM2 after a few supervised steps on the gold first turn of `tasks`, saved to `directory`.
+
+    The base model almost never writes a valid tool call (see the README's "Proof that it learns"), so no
+    group would have both outcomes and GRPO would have nothing to learn from; a short warm start makes it
+    succeed sometimes, which is what this test needs to see the weights move.
+    """
+    import httpx
+    import torch
+
+    from trainer.policies.local import read_model, wrap_model
+
+    model, tokenizer = read_model("smollm2")
+    loaded = wrap_model(model, tokenizer, "warm")
+    examples = []
+    for task_id in tasks:
+        started = httpx.post(f"{server}/v1/episodes", json={"task_id": task_id}).json()
+        task = httpx.get(f"{server}/v1/tasks/{task_id}", params={"include_gold": "true"}).json()
+        gold = task["gold_actions"]
+        messages = [
+            {"role": "system", "content": started["system_prompt"]},
+            {"role": "user", "content": started["first_message"]},
+        ]
+        prompt = loaded.encode(loaded.render(messages, started["tools"], generation_prompt=True))
+        call = json.dumps({"name": gold[0]["tool"], "arguments": gold[0]["args"]})
+        target = loaded.encode(f"<tool_call>\n{call}\n</tool_call>") + loaded.eos_ids[:1]
+        examples.append((prompt, target))
+    optimizer = torch.optim.AdamW(model.parameters(), lr=3e-5)
+    model.train()
+    for _ in range(3):
+        for prompt, target in examples:
+            ids = torch.tensor([prompt + target])
+            labels = torch.tensor([[-100] * len(prompt) + target])
+            model(input_ids=ids, labels=labels).loss.backward()
+            optimizer.step()
+            optimizer.zero_grad()
+    model.save_pretrained(directory)
+    tokenizer.save_pretrained(directory)
+    return directory
+
+
+@pytest.mark.slow
+def test_the_training_batch_masks_every_environment_token(server: str, tmp_path: Path) -> None:
+    start = warm_start(server, ["starter-renew-101", "starter-return-101"], tmp_path / "warm")
+    policy = LocalPolicy(str(start), LocalOptions(max_new_tokens=40, temperature=0.0))
+
+    async def play() -> RolloutResult:
+        client = AsyncGroundstateClient(server)
+        try:
+            return await run_rollout(client, policy, "starter-renew-101", RolloutConfig(max_turns=2))
+        finally:
+            await client.aclose()
+
+    played = asyncio.run(play())
+    assert played.tool_calls >= 1 and len(played.turns) == 2, played.messages
+    # trl_batch keeps only groups with both outcomes: pair the episode with a copy scored the other way
+    other = played.model_copy(update={"reward": 1 - (played.reward or 0)})
+    batch = trl_batch(StepGroups(groups=[EpisodeGroup(task_id=played.task_id, rollouts=[played, other],
+                                                      complete=True)]), 2, 0)  # fmt: skip
+    ids, cut = played.token_ids(), len(played.turns[0].context_ids or [])
+    assert batch["prompt_ids"][0] == ids[:cut] and batch["completion_ids"][0] == ids[cut:]
+    mask = batch["env_mask"][0]
+    assert len(mask) == len(batch["completion_ids"][0]) == len(batch["logprobs"][0])
+    tokenizer = load_model(str(start)).tokenizer
+    env = tokenizer.decode([t for t, m in zip(ids[cut:], mask, strict=True) if m == 0])
+    own = tokenizer.decode([t for t, m in zip(ids[cut:], mask, strict=True) if m == 1])
+    assert "<tool_response>" in env and "renewals" in env, "the tool result is environment text"
+    assert "<tool_call>" in own and "<tool_response>" not in own and "renewals" not in own
+    assert [t for t, m in zip(ids[cut:], mask, strict=True) if m == 1] == [
+        t for turn in played.turns for t in turn.token_ids or []
+    ], "exactly the sampled tokens are trained on"
+    assert batch["episode_reward"] == [float(played.reward or 0), float(other.reward or 0)]
+
+
 @pytest.mark.slow
 def test_train_local_updates_the_model_masks_the_environment_and_saves_an_evaluable_checkpoint(
     server: str, tmp_path: Path
@@ -66,12 +145,12 @@ def test_train_local_updates_the_model_masks_the_environment_and_saves_an_evalua
     import torch
     from safetensors.torch import load_file
 
-    from trainer.policies.local import read_model
-
     tasks = "starter-renew-101,starter-renew-102,starter-return-101,starter-return-102"
     pool = pool_of(server, tmp_path, tasks)
+    start = warm_start(server, tasks.split(","), tmp_path / "warm")
     out = tmp_path / "run"
     args = ["train", "local", "--pool", str(pool), "--steps", "2", "--out", str(out), "--server", server]
+    args += ["--model", str(start)]
     args += ["--tasks-per-step", "2", "--episodes-per-task", "4", "--micro-batch", "4", "--lr", "1e-4"]
     args += ["--max-new-tokens", "40", "--max-turns", "2", "--replacements", "1", "--save-every", "1"]
     args += ["--threads", "2", "--seed", "3", "--quiet"]
@@ -89,8 +168,7 @@ def test_train_local_updates_the_model_masks_the_environment_and_saves_an_evalua
     assert all(x.trained_tokens > 0 and x.env_tokens > 0 for x in informative)
     assert all(x.trained_tokens == 0 and x.loss == 0 for x in lines if not x.informative_groups)
 
-    base, _ = read_model("smollm2")
-    before = {k: v for k, v in base.state_dict().items()}
+    before = load_file(str(start / "model.safetensors"))
     after = load_file(str(out / "final" / "model.safetensors"))
     changed = [k for k, v in after.items() if k in before and not torch.equal(before[k], v)]
     assert changed, "an informative group must move the weights"
