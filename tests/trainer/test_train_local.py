@@ -182,5 +182,5 @@ def test_train_local_updates_the_model_masks_the_environment_and_saves_an_evalua
               "--out", str(tmp_path / "ev"), "--quiet"],
     )  # fmt: skip
     assert evaluated.exit_code == 0, evaluated.output
-    (line,) = read_results(tmp_path / "ev")
-    assert line.status == "scored" and line.policy == f"local:{out / 'final'}"
+    (trial,) = read_results(tmp_path / "ev")
+    assert trial.status == "scored" and trial.policy == f"local:{out / 'final'}"
