@@ -151,7 +151,9 @@ def main() -> None:
     parser.add_argument("--temperature", type=float, default=1.0)
     parser.add_argument("--max-new-tokens", type=int, default=48)
     parser.add_argument("--max-turns", type=int, default=3)
-    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument(
+        "--threads", type=int, default=1, help="torch threads (1: spinning threads on busy cores stall)"
+    )
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
     out: Path = args.out

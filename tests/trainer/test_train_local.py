@@ -76,7 +76,7 @@ def warm_start(server: str, tasks: list[str], directory: Path) -> Path:
 
     from trainer.policies.local import read_model, wrap_model
 
-    model, tokenizer = read_model("smollm2")
+    model, tokenizer = read_model("smollm2", threads=1)  # one thread: shared CI cores make more spin
     loaded = wrap_model(model, tokenizer, "warm")
     examples = []
     for task_id in tasks:
@@ -108,7 +108,7 @@ def warm_start(server: str, tasks: list[str], directory: Path) -> Path:
 @pytest.mark.slow
 def test_the_training_batch_masks_every_environment_token(server: str, tmp_path: Path) -> None:
     start = warm_start(server, ["starter-renew-101", "starter-return-101"], tmp_path / "warm")
-    policy = LocalPolicy(str(start), LocalOptions(max_new_tokens=40, temperature=0.0))
+    policy = LocalPolicy(str(start), LocalOptions(max_new_tokens=40, temperature=0.0, threads=1))
 
     async def play() -> RolloutResult:
         client = AsyncGroundstateClient(server)
@@ -153,7 +153,7 @@ def test_train_local_updates_the_model_masks_the_environment_and_saves_an_evalua
     args += ["--model", str(start)]
     args += ["--tasks-per-step", "2", "--episodes-per-task", "4", "--micro-batch", "4", "--lr", "1e-4"]
     args += ["--max-new-tokens", "40", "--max-turns", "2", "--replacements", "1", "--save-every", "1"]
-    args += ["--threads", "2", "--seed", "3", "--quiet"]
+    args += ["--threads", "1", "--seed", "3", "--quiet"]
     result = runner.invoke(app, args)
     assert result.exit_code == 0, result.output
     lines = [StepLog.model_validate_json(x) for x in (out / LOG_FILE).read_text().splitlines()]
@@ -177,7 +177,7 @@ def test_train_local_updates_the_model_masks_the_environment_and_saves_an_evalua
     assert run["config"]["episodes_per_task"] == 4 and len(run["pool_tasks"]) == 4
 
     evaluated = runner.invoke(
-        app, ["eval", "--policy", f"local:{out / 'final'}?max_new_tokens=40&threads=2", "--server", server,
+        app, ["eval", "--policy", f"local:{out / 'final'}?max_new_tokens=40&threads=1", "--server", server,
               "--tasks", "starter-renew-001", "--trials", "1", "--max-turns", "2",
               "--out", str(tmp_path / "ev"), "--quiet"],
     )  # fmt: skip
