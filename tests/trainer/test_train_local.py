@@ -1,0 +1,187 @@
+"""`groundstate train local` for real: SmolLM2 trained with TRL on starter tasks played on a live server."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from env_server.app import create_app
+from env_server.domain.registry import DomainRegistry
+from env_server.settings import Settings
+from groundstate.cli import app
+from shared.client import AsyncGroundstateClient
+from tests.live_server import serve
+from trainer.groups import EpisodeGroup, StepGroups
+from trainer.policies.local import LocalOptions, LocalPolicy, load_model
+from trainer.results import read_results
+from trainer.rollout import RolloutConfig, RolloutResult, run_rollout
+from trainer.train_local import LOG_FILE, StepLog, trl_batch
+
+runner = CliRunner()
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    store = tmp_path_factory.mktemp("store")
+    settings = Settings(store_url=f"sqlite:///{store}/store.db", sandbox_url="sqlite://")
+    with serve(create_app(settings, registry=DomainRegistry.discover(only=["starter"]))) as url:
+        yield url
+
+
+def pool_of(server: str, tmp_path: Path, tasks: str) -> Path:
+    """A pool through the real path: probe (the gold-replaying policy solves every task) and select."""
+    probe = runner.invoke(
+        app, ["probe", "--policy", "replay", "--server", server, "--tasks", tasks, "--trials", "1",
+              "--out", str(tmp_path / "probe"), "--quiet"],
+    )  # fmt: skip
+    assert probe.exit_code == 0, probe.output
+    pool = tmp_path / "pool.json"
+    selected = runner.invoke(
+        app,
+        ["select", str(tmp_path / "probe"), "--out", str(pool), "--keep", "too_easy", "--min-trials", "1"],
+    )
+    assert selected.exit_code == 0, selected.output
+    return pool
+
+
+def test_train_local_refuses_a_pool_smaller_than_a_step(server: str, tmp_path: Path) -> None:
+    pool = pool_of(server, tmp_path, "starter-renew-101")
+    result = runner.invoke(
+        app, ["train", "local", "--pool", str(pool), "--steps", "1", "--out", str(tmp_path / "out"),
+              "--server", server, "--tasks-per-step", "2", "--quiet"],
+    )  # fmt: skip
+    assert result.exit_code == 1
+    assert "holds 1 tasks, fewer than --tasks-per-step 2" in result.output
+    bad = runner.invoke(
+        app, ["train", "local", "--pool", str(pool), "--steps", "1", "--out", str(tmp_path / "out"),
+              "--server", server, "--tasks-per-step", "1", "--episodes-per-task", "3", "--micro-batch", "2"],
+    )  # fmt: skip
+    assert bad.exit_code == 1 and "--micro-batch 2 must divide" in bad.output
+
+
+def warm_start(server: str, tasks: list[str], directory: Path) -> Path:
+    """SmolLM2 after a few supervised steps on the gold first turn of `tasks`, saved to `directory`.
+
+    The base model almost never writes a valid tool call (see the README's "Proof that it learns"), so no
+    group would have both outcomes and GRPO would have nothing to learn from; a short warm start makes it
+    succeed sometimes, which is what this test needs to see the weights move.
+    """
+    import httpx
+    import torch
+
+    from trainer.policies.local import read_model, wrap_model
+
+    model, tokenizer = read_model("smollm2", threads=1)  # one thread: shared CI cores make more spin
+    loaded = wrap_model(model, tokenizer, "warm")
+    examples = []
+    for task_id in tasks:
+        started = httpx.post(f"{server}/v1/episodes", json={"task_id": task_id}).json()
+        task = httpx.get(f"{server}/v1/tasks/{task_id}", params={"include_gold": "true"}).json()
+        gold = task["gold_actions"]
+        messages = [
+            {"role": "system", "content": started["system_prompt"]},
+            {"role": "user", "content": started["first_message"]},
+        ]
+        prompt = loaded.encode(loaded.render(messages, started["tools"], generation_prompt=True))
+        call = json.dumps({"name": gold[0]["tool"], "arguments": gold[0]["args"]})
+        target = loaded.encode(f"<tool_call>\n{call}\n</tool_call>") + loaded.eos_ids[:1]
+        examples.append((prompt, target))
+    optimizer = torch.optim.AdamW(model.parameters(), lr=3e-5)
+    model.train()
+    for _ in range(3):
+        for prompt, target in examples:
+            ids = torch.tensor([prompt + target])
+            labels = torch.tensor([[-100] * len(prompt) + target])
+            model(input_ids=ids, labels=labels).loss.backward()
+            optimizer.step()
+            optimizer.zero_grad()
+    model.save_pretrained(directory)
+    tokenizer.save_pretrained(directory)
+    return directory
+
+
+@pytest.mark.slow
+def test_the_training_batch_masks_every_environment_token(server: str, tmp_path: Path) -> None:
+    start = warm_start(server, ["starter-renew-101", "starter-return-101"], tmp_path / "warm")
+    policy = LocalPolicy(str(start), LocalOptions(max_new_tokens=40, temperature=0.0, threads=1))
+
+    async def play() -> RolloutResult:
+        client = AsyncGroundstateClient(server)
+        try:
+            return await run_rollout(client, policy, "starter-renew-101", RolloutConfig(max_turns=2))
+        finally:
+            await client.aclose()
+
+    played = asyncio.run(play())
+    assert played.tool_calls >= 1 and len(played.turns) == 2, played.messages
+    # trl_batch keeps only groups with both outcomes: pair the episode with a copy scored the other way
+    other = played.model_copy(update={"reward": 1 - (played.reward or 0)})
+    batch = trl_batch(StepGroups(groups=[EpisodeGroup(task_id=played.task_id, rollouts=[played, other],
+                                                      complete=True)]), 2, 0)  # fmt: skip
+    ids, cut = played.token_ids(), len(played.turns[0].context_ids or [])
+    assert batch["prompt_ids"][0] == ids[:cut] and batch["completion_ids"][0] == ids[cut:]
+    mask = batch["env_mask"][0]
+    assert len(mask) == len(batch["completion_ids"][0]) == len(batch["logprobs"][0])
+    tokenizer = load_model(str(start)).tokenizer
+    env = tokenizer.decode([t for t, m in zip(ids[cut:], mask, strict=True) if m == 0])
+    own = tokenizer.decode([t for t, m in zip(ids[cut:], mask, strict=True) if m == 1])
+    result = next(m["content"] for m in played.messages if m["role"] == "tool")
+    assert "<tool_response>" in env and result in env, "the server's tool result is environment text"
+    assert own.startswith("<tool_call>"), "the model's own call is trained on"
+    assert [t for t, m in zip(ids[cut:], mask, strict=True) if m == 1] == [
+        t for turn in played.turns for t in turn.token_ids or []
+    ], "exactly the sampled tokens are trained on"
+    assert batch["episode_reward"] == [float(played.reward or 0), float(other.reward or 0)]
+
+
+@pytest.mark.slow
+def test_train_local_updates_the_model_masks_the_environment_and_saves_an_evaluable_checkpoint(
+    server: str, tmp_path: Path
+) -> None:
+    import torch
+    from safetensors.torch import load_file
+
+    tasks = "starter-renew-101,starter-renew-102,starter-return-101,starter-return-102"
+    pool = pool_of(server, tmp_path, tasks)
+    start = warm_start(server, tasks.split(","), tmp_path / "warm")
+    out = tmp_path / "run"
+    args = ["train", "local", "--pool", str(pool), "--steps", "2", "--out", str(out), "--server", server]
+    args += ["--model", str(start)]
+    args += ["--tasks-per-step", "2", "--episodes-per-task", "4", "--micro-batch", "4", "--lr", "1e-4"]
+    args += ["--max-new-tokens", "40", "--max-turns", "2", "--replacements", "1", "--save-every", "1"]
+    args += ["--threads", "1", "--seed", "3", "--quiet"]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0, result.output
+    lines = [StepLog.model_validate_json(x) for x in (out / LOG_FILE).read_text().splitlines()]
+    assert [x.step for x in lines] == [1, 2]
+    for line in lines:
+        assert line.groups == 2 and line.episodes >= 8 and line.backend_errors == 0
+        assert line.informative_groups + line.dropped == 2
+        assert line.uninformative + line.incomplete >= line.replaced
+        assert line.times.generation_s > 0 and 0 < line.env_share < 1
+    informative = [x for x in lines if x.informative_groups]
+    assert informative, "the seeded run must meet a group with both outcomes"
+    assert all(x.trained_tokens > 0 and x.env_tokens > 0 for x in informative)
+    assert all(x.trained_tokens == 0 and x.loss == 0 for x in lines if not x.informative_groups)
+
+    before = load_file(str(start / "model.safetensors"))
+    after = load_file(str(out / "final" / "model.safetensors"))
+    changed = [k for k, v in after.items() if k in before and not torch.equal(before[k], v)]
+    assert changed, "an informative group must move the weights"
+    assert sorted(p.name for p in (out / "checkpoints").iterdir()) == ["step-00001", "step-00002"]
+    run = json.loads((out / "run.json").read_text())
+    assert run["config"]["episodes_per_task"] == 4 and len(run["pool_tasks"]) == 4
+
+    evaluated = runner.invoke(
+        app, ["eval", "--policy", f"local:{out / 'final'}?max_new_tokens=40&threads=1", "--server", server,
+              "--tasks", "starter-renew-001", "--trials", "1", "--max-turns", "2",
+              "--out", str(tmp_path / "ev"), "--quiet"],
+    )  # fmt: skip
+    assert evaluated.exit_code == 0, evaluated.output
+    (trial,) = read_results(tmp_path / "ev")
+    assert trial.status == "scored" and trial.policy == f"local:{out / 'final'}"

@@ -1,0 +1,497 @@
+"""`groundstate train local`: GRPO on one machine with TRL's `GRPOTrainer`, episodes played on the server.
+
+TRL owns the optimisation (advantages, the clipped policy-gradient loss, AdamW, gradient accumulation); we
+own the data. `GRPOTrainer` calls our `rollout_func` once per step with the step's prompts (each of the
+step's task ids repeated G times); it runs G episodes of every task through `trainer.rollout` with a
+`local` policy generating with the very model being trained (`trainer.policies.local.wrap_model`), and
+hands back each episode's exact token ids:
+
+    prompt_ids       the first turn's prompt (system policy, tools, the user's first message)
+    completion_ids   everything after it: generated turns, and the tool results and user replies between them
+    env_mask         1 on generated tokens, 0 on the environment's tokens (TRL multiplies its loss mask by it)
+    logprobs         the sampling log-probs of generated tokens (0 on environment tokens)
+
+The reward is the server's (read by a reward function from the `episode_reward` field). Groups follow
+`trainer.groups`: uninformative groups are replaced from the pool, and slots left without one are dropped
+(all-zero `env_mask`, reward None: TRL gives them zero advantage and they add no token to the loss);
+backend errors are rerun and never reach the loss.
+
+The recipe, and what this command does with it on a CPU:
+
+| recipe | here |
+|---|---|
+| GRPO, 8 episodes per task, 18 tasks per step | `--episodes-per-task 8 --tasks-per-step 18` (defaults) |
+| token-mean loss | TRL `loss_type="dapo"`: summed over the step's generated tokens, divided by their count |
+| AdamW, lr 1e-6, weight decay 0, constant schedule | same (`--lr` to change the rate) |
+| no KL | `beta=0`: no reference model |
+| zero-variance groups replaced | `--replacements` other tasks per slot, then dropped; both counted |
+| backend errors retried, never failures | `--retries` reruns; an abandoned group is dropped |
+
+Outputs in `--out`: `train_log.jsonl` (one `StepLog` per step), `checkpoints/step-NNNNN/` every
+`--save-every` steps and `final/` (transformers model directories: `--policy local:OUT/final`), `run.json`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import os
+import random
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from shared.client import AsyncGroundstateClient
+from shared.models import UserKind
+from trainer.groups import GroupSettings, StepGroups, collect_groups
+from trainer.policies.local import (
+    LocalModel,
+    LocalOptions,
+    LocalPolicy,
+    read_model,
+    resolve_model,
+    wrap_model,
+)
+from trainer.rollout import RolloutResult
+from trainer.selection import Pool
+
+__all__ = [
+    "LOG_FILE",
+    "LocalTrainConfig",
+    "StepLog",
+    "TrainError",
+    "TrainSummary",
+    "train_local",
+    "trl_batch",
+]
+
+LOG_FILE = "train_log.jsonl"
+"""One JSON line per optimizer step, inside the output directory."""
+
+
+class TrainError(RuntimeError):
+    """A training run that cannot start as asked (pool too small, tasks the server lacks, bad batch shape)."""
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
+
+
+class LocalTrainConfig(_Model):
+    """A single-machine GRPO run."""
+
+    pool: Path
+    """The training pool (`groundstate select ... --out POOL.json`): train-split tasks only."""
+    out: Path
+    """The output directory."""
+    steps: int = Field(ge=1)
+    """Optimizer steps."""
+    model: str = "smollm2"
+    """What `local:` loads: `smollm2` or a model directory (e.g. a checkpoint of an earlier run)."""
+    server: str = "http://127.0.0.1:8000"
+    """The environment server."""
+    tasks_per_step: int = Field(default=18, ge=1)
+    """Groups (tasks) per step."""
+    episodes_per_task: int = Field(default=8, ge=2)
+    """Episodes per group (G)."""
+    learning_rate: float = Field(default=1e-6, gt=0)
+    """AdamW learning rate (constant)."""
+    weight_decay: float = Field(default=0.0, ge=0)
+    """AdamW weight decay."""
+    temperature: float = Field(default=1.0, gt=0)
+    """Sampling temperature of the episodes (TRL rescales the logits by it when it recomputes log-probs)."""
+    max_new_tokens: int = Field(default=256, ge=1)
+    """Cap on generated tokens per turn."""
+    max_turns: int = Field(default=30, ge=1)
+    """Policy turns per episode."""
+    micro_batch: int = Field(default=4, ge=1)
+    """Episodes per forward/backward pass (gradients accumulate over the step); divides tasks x episodes."""
+    replacements: int = Field(default=2, ge=0)
+    """Other tasks tried per slot whose group has zero reward variance or cannot complete."""
+    retries: int = Field(default=2, ge=0)
+    """Reruns of an episode that ended in a backend error."""
+    concurrency: int = Field(default=1, ge=1)
+    """Episodes running at once."""
+    timeout_s: float = Field(default=900.0, gt=0)
+    """Time budget of one episode."""
+    user: UserKind | None = None
+    """The simulated user; the server's default if null."""
+    save_every: int = Field(default=0, ge=0)
+    """Save a checkpoint every N steps (0: only `final/`)."""
+    seed: int = 0
+    """Seeds torch's sampling, TRL's task order and the replacement draws."""
+    threads: int | None = Field(default=None, ge=1)
+    """torch CPU threads; torch's default if null."""
+
+    def group_settings(self) -> GroupSettings:
+        """The group collection settings of this run."""
+        return GroupSettings(
+            episodes=self.episodes_per_task,
+            replacements=self.replacements,
+            retries=self.retries,
+            max_turns=self.max_turns,
+            timeout_s=self.timeout_s,
+            user=self.user,
+            concurrency=self.concurrency,
+        )
+
+
+class StepTimes(_Model):
+    """Where one step's wall time went, in seconds."""
+
+    generation_s: float
+    """The policy producing turns (summed over episodes)."""
+    tools_s: float
+    """Tool calls on the server."""
+    user_s: float
+    """The simulated user's replies."""
+    scoring_s: float
+    """Scoring episodes."""
+    start_s: float
+    """Starting episodes."""
+    rollout_s: float
+    """Wall time of collecting the step's groups (all of the above, and bookkeeping)."""
+    update_s: float
+    """Wall time of the rest of the step: TRL's log-prob pass, loss, backward and the AdamW update."""
+    step_s: float
+    """Wall time of the whole step."""
+
+
+class StepLog(_Model):
+    """One optimizer step, as written to `train_log.jsonl`."""
+
+    step: int
+    """1-based step number."""
+    reward_mean: float | None
+    """Mean reward of every episode scored this step, replaced groups included: the policy's success rate."""
+    loss: float | None
+    """TRL's loss of the step (token-mean clipped policy-gradient objective; about 0 on-policy, by design)."""
+    grad_norm: float | None
+    """Gradient norm before clipping."""
+    groups: int
+    """Slots (tasks) in the step."""
+    informative_groups: int
+    """Slots with a group of nonzero reward variance: the only groups that move the weights."""
+    replaced: int
+    """Slots whose first group was uninformative (or failed) and that drew another task from the pool."""
+    dropped: int
+    """Slots left without an informative group: masked out of the loss."""
+    uninformative: int
+    """Zero-variance groups seen (replaced or dropped), over all tries."""
+    incomplete: int
+    """Groups abandoned because an episode kept ending in backend errors."""
+    backend_errors: int
+    """Episodes that ended in a backend error (rerun; never counted as failures, never in the loss)."""
+    episodes: int
+    """Episodes scored this step, over all tries."""
+    trained_tokens: int
+    """Generated tokens in the loss (env_mask 1) of the kept groups."""
+    env_tokens: int
+    """Environment tokens (tool results, user replies, template markup) of the kept groups, masked out."""
+    env_share: float
+    """Share of the step's wall time spent in the environment (start, tools, user, scoring)."""
+    times: StepTimes
+    """The step's time by part."""
+
+
+class TrainSummary(_Model):
+    """What a run did."""
+
+    steps: int
+    """Optimizer steps run."""
+    wall_s: float
+    """Wall-clock seconds, model loading included."""
+    final: Path
+    """The final model directory (`--policy local:<final>`)."""
+    log: Path
+    """The step log."""
+
+
+def _logprobs(result: RolloutResult) -> list[float]:
+    """Per-token sampling log-probs aligned with `token_ids()` (0 on environment tokens)."""
+    values: list[float] = []
+    for turn in result.turns:
+        values += [0.0] * len(turn.context_ids or [])
+        values += list(turn.logprobs or [0.0] * len(turn.token_ids or []))
+    return values
+
+
+def trl_batch(step: StepGroups, episodes: int, filler: int) -> dict[str, list[Any]]:
+    """The `rollout_func` output for TRL: G rows per slot, in slot order.
+
+    Rows of an informative group carry the episode's tokens: `prompt_ids` is its first turn's prompt,
+    `completion_ids` the rest of the sequence, `env_mask` 0 on environment tokens. Rows of a dropped slot are
+    one `filler` token with `env_mask` 0 and reward None: TRL leaves them out of the baseline, gives them
+    zero advantage, and they add nothing to the token count of the loss.
+
+    Args:
+        step: The step's groups.
+        episodes: G.
+        filler: A token id for the rows of dropped slots (the end-of-sequence token).
+    """
+    batch: dict[str, list[Any]] = {
+        k: []
+        for k in ("prompt_ids", "completion_ids", "logprobs", "env_mask", "episode_reward", "episode_task")
+    }
+
+    def row(prompt: list[int], completion: list[int], mask: list[int], logprobs: list[float]) -> None:
+        batch["prompt_ids"].append(prompt)
+        batch["completion_ids"].append(completion)
+        batch["env_mask"].append(mask)
+        batch["logprobs"].append(logprobs)
+
+    for group in step.groups:
+        for i in range(episodes):
+            result = group.rollouts[i] if group.informative else None
+            if result is None or not result.turns:
+                row([filler], [filler], [0], [0.0])
+                batch["episode_reward"].append(None if result is None else float(result.reward or 0))
+                batch["episode_task"].append(group.task_id)
+                continue
+            ids, mask, logprobs = result.token_ids(), result.loss_mask(), _logprobs(result)
+            cut = len(result.turns[0].context_ids or [])
+            row(ids[:cut], ids[cut:], mask[cut:], logprobs[cut:])
+            batch["episode_reward"].append(float(result.reward or 0))
+            batch["episode_task"].append(result.task_id)
+    return batch
+
+
+def episode_reward(
+    prompts: list[Any], completions: list[Any], episode_reward: list[float | None], **_: Any
+) -> list[float | None]:
+    """TRL reward function: the server's reward, carried in from `rollout_func` (None for dropped rows)."""
+    return list(episode_reward)
+
+
+class _Rollouts:
+    """TRL's `rollout_func`: one group of G episodes per task of the step, with the model being trained."""
+
+    def __init__(
+        self, config: LocalTrainConfig, loaded: LocalModel, pool: list[str], api_key: str | None
+    ) -> None:
+        self.config, self.loaded, self.pool, self.api_key = config, loaded, pool, api_key
+        self.policy = LocalPolicy(
+            config.model,
+            LocalOptions(max_new_tokens=config.max_new_tokens, temperature=config.temperature, top_p=1.0),
+            loaded=loaded,
+        )
+        self.rng = random.Random(config.seed)
+        self.last: StepGroups | None = None
+        self.last_batch: dict[str, list[Any]] | None = None
+
+    def __call__(self, prompts: list[Any], trainer: Any) -> dict[str, list[Any]]:
+        """Play the step's groups; `prompts` holds each task id G times in a row."""
+        episodes = self.config.episodes_per_task
+        slots = [str(p) for p in prompts[::episodes]]
+        model = self.loaded.model
+        training = model.training
+        model.eval()
+        self.loaded.forget_prefixes()  # the weights changed since the prefixes were cached
+        try:
+            step = asyncio.run(self._collect(slots))
+        finally:
+            model.train(training)
+        self.last = step
+        self.last_batch = trl_batch(step, episodes, self.loaded.eos_ids[0])
+        return self.last_batch
+
+    async def _collect(self, slots: list[str]) -> StepGroups:
+        client = AsyncGroundstateClient(
+            self.config.server, api_key=self.api_key, max_connections=max(8, 2 * self.config.concurrency)
+        )
+        try:
+            return await collect_groups(
+                client, self.policy, slots, self.pool, self.config.group_settings(), self.rng
+            )
+        finally:
+            await client.aclose()
+
+
+def _step_log(
+    step_no: int, groups: StepGroups, batch: dict[str, list[Any]], logs: dict[str, Any], step_s: float
+) -> StepLog:
+    timing = groups.timing
+    masks = [m for m, r in zip(batch["env_mask"], batch["episode_reward"], strict=True) if r is not None]
+    trained = sum(sum(m) for m in masks)
+    total = sum(len(m) for m in masks)
+    return StepLog(
+        step=step_no,
+        reward_mean=groups.reward_mean,
+        loss=logs.get("loss"),
+        grad_norm=logs.get("grad_norm"),
+        groups=len(groups.groups),
+        informative_groups=sum(g.informative for g in groups.groups),
+        replaced=groups.replaced,
+        dropped=groups.dropped,
+        uninformative=groups.uninformative,
+        incomplete=groups.incomplete,
+        backend_errors=groups.backend_errors,
+        episodes=groups.episodes,
+        trained_tokens=trained,
+        env_tokens=total - trained,
+        env_share=round(timing.env_s / step_s, 4) if step_s > 0 else 0.0,
+        times=StepTimes(
+            generation_s=round(timing.generation_s, 3),
+            tools_s=round(timing.tools_s, 3),
+            user_s=round(timing.user_s, 3),
+            scoring_s=round(timing.scoring_s, 3),
+            start_s=round(timing.start_s, 3),
+            rollout_s=round(groups.wall_s, 3),
+            update_s=round(max(0.0, step_s - groups.wall_s), 3),
+            step_s=round(step_s, 3),
+        ),
+    )
+
+
+def _pool_tasks(config: LocalTrainConfig) -> list[str]:
+    try:
+        pool = Pool.read(config.pool)
+    except (OSError, ValueError) as exc:
+        raise TrainError(f"cannot read the pool {config.pool}: {exc}") from exc
+    tasks = sorted({t.task_id for t in pool.tasks})
+    if len(tasks) < config.tasks_per_step:
+        raise TrainError(
+            f"the pool {config.pool} holds {len(tasks)} tasks, fewer than --tasks-per-step "
+            f"{config.tasks_per_step}: lower it or keep more bands in `groundstate select`"
+        )
+    return tasks
+
+
+async def _check_server(config: LocalTrainConfig, tasks: list[str], api_key: str | None) -> None:
+    client = AsyncGroundstateClient(config.server, api_key=api_key)
+    try:
+        served = {t.id for t in await client.tasks(split="train")}
+    finally:
+        await client.aclose()
+    missing = [t for t in tasks if t not in served]
+    if missing:
+        raise TrainError(f"the server at {config.server} has no train task {', '.join(missing[:5])}")
+
+
+def train_local(
+    config: LocalTrainConfig,
+    *,
+    api_key: str | None = None,
+    on_step: Callable[[StepLog], None] | None = None,
+) -> TrainSummary:
+    """Run GRPO with TRL on this machine.
+
+    Args:
+        config: The run.
+        api_key: The server's bearer key, if it needs one.
+        on_step: Called with each step's log line (progress display).
+
+    Returns:
+        What the run did and where its outputs are.
+
+    Raises:
+        TrainError: A pool smaller than a step, tasks the server does not serve, or a micro-batch that does
+            not divide the step.
+        PolicySpecError: No model at `config.model`, or the `train` extra is missing.
+    """
+    started = time.monotonic()
+    resolve_model(config.model)
+    rows = config.tasks_per_step * config.episodes_per_task
+    if rows % config.micro_batch:
+        raise TrainError(
+            f"--micro-batch {config.micro_batch} must divide tasks-per-step x episodes-per-task = {rows}"
+        )
+    tasks = _pool_tasks(config)
+    asyncio.run(_check_server(config, tasks, api_key))
+
+    os.environ.setdefault("TRL_EXPERIMENTAL_SILENCE", "1")
+    import torch
+    from datasets import Dataset
+    from transformers import TrainerCallback
+    from transformers.trainer_callback import PrinterCallback
+    from trl import GRPOConfig, GRPOTrainer
+
+    # Rows of dropped slots return a None reward by design; TRL would warn about each of them every step.
+    logging.getLogger("trl.trainer.grpo_trainer").setLevel(logging.ERROR)
+
+    torch.manual_seed(config.seed)
+    model, tokenizer = read_model(config.model, config.threads)
+    if tokenizer.pad_token_id is None:
+        tokenizer.pad_token = tokenizer.eos_token
+    name = config.model if config.model == "smollm2" else Path(config.model).name
+    rollouts = _Rollouts(config, wrap_model(model, tokenizer, name), tasks, api_key)
+    out = config.out
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "run.json").write_text(
+        json.dumps({"config": config.model_dump(mode="json"), "pool_tasks": tasks}, indent=2) + "\n"
+    )
+    log_path = out / LOG_FILE
+    log_path.write_text("")
+
+    def save(directory: Path) -> None:
+        model.save_pretrained(directory)
+        tokenizer.save_pretrained(directory)
+
+    class _Logger(TrainerCallback):  # type: ignore[misc]
+        def __init__(self) -> None:
+            self.begun = time.monotonic()
+            self.step_s = 0.0
+
+        def on_step_begin(self, args: Any, state: Any, control: Any, **_: Any) -> None:
+            self.begun = time.monotonic()
+
+        def on_step_end(self, args: Any, state: Any, control: Any, **_: Any) -> None:
+            self.step_s = time.monotonic() - self.begun
+            if config.save_every and state.global_step % config.save_every == 0:
+                save(out / "checkpoints" / f"step-{state.global_step:05d}")
+
+        def on_log(self, args: Any, state: Any, control: Any, logs: Any = None, **_: Any) -> None:
+            if not logs or "loss" not in logs or rollouts.last is None or rollouts.last_batch is None:
+                return
+            line = _step_log(state.global_step, rollouts.last, rollouts.last_batch, logs, self.step_s)
+            with log_path.open("a", encoding="utf-8") as handle:
+                handle.write(line.model_dump_json() + "\n")
+            if on_step is not None:
+                on_step(line)
+
+    args = GRPOConfig(
+        output_dir=str(out / "trl"),
+        max_steps=config.steps,
+        num_generations=config.episodes_per_task,
+        per_device_train_batch_size=config.micro_batch,
+        gradient_accumulation_steps=rows // config.micro_batch,
+        num_iterations=1,
+        learning_rate=config.learning_rate,
+        weight_decay=config.weight_decay,
+        lr_scheduler_type="constant",
+        optim="adamw_torch",
+        beta=0.0,
+        loss_type="dapo",
+        temperature=config.temperature,
+        logging_steps=1,
+        save_strategy="no",
+        report_to="none",
+        use_cpu=True,
+        bf16=False,
+        seed=config.seed,
+        disable_tqdm=True,
+        log_completions=False,
+    )
+    trainer = GRPOTrainer(
+        model=model,
+        reward_funcs=[episode_reward],
+        args=args,
+        train_dataset=Dataset.from_list([{"prompt": t} for t in tasks]),
+        processing_class=tokenizer,
+        rollout_func=rollouts,
+        callbacks=[_Logger()],
+    )
+    trainer.remove_callback(PrinterCallback)  # our step log replaces its raw dicts on stdout
+    trainer.train()
+    final = out / "final"
+    save(final)
+    return TrainSummary(
+        steps=int(trainer.state.global_step),
+        wall_s=round(time.monotonic() - started, 1),
+        final=final,
+        log=log_path,
+    )

@@ -1,0 +1,120 @@
+"""`groundstate train local`: the command line of `trainer.train_local` (GRPO with TRL on this machine)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from pydantic import ValidationError
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from shared.errors import ClientError
+from trainer.policies import PolicySpecError
+from trainer.train_local import LocalTrainConfig, StepLog, TrainError, train_local
+
+__all__ = ["local_command"]
+
+
+def local_command(
+    pool: Annotated[Path, typer.Option("--pool", help="Training pool from `groundstate select` (JSON).")],
+    steps: Annotated[int, typer.Option("--steps", min=1, help="Optimizer steps.")],
+    out: Annotated[Path, typer.Option("--out", help="Output directory (log, checkpoints, final/).")],
+    model: Annotated[
+        str, typer.Option("--model", help="smollm2, or a transformers model directory (e.g. a checkpoint).")
+    ] = "smollm2",
+    server: Annotated[
+        str, typer.Option("--server", envvar="GROUNDSTATE_SERVER", help="The environment server's base URL.")
+    ] = "http://127.0.0.1:8000",
+    api_key: Annotated[
+        str | None, typer.Option("--api-key", envvar="GROUNDSTATE_API_KEY", help="The server's bearer key.")
+    ] = None,
+    tasks_per_step: Annotated[int, typer.Option("--tasks-per-step", min=1, help="Groups per step.")] = 18,
+    episodes_per_task: Annotated[
+        int, typer.Option("--episodes-per-task", min=2, help="Episodes per group (G).")
+    ] = 8,
+    lr: Annotated[float, typer.Option("--lr", min=0.0, help="AdamW learning rate (constant).")] = 1e-6,
+    weight_decay: Annotated[float, typer.Option("--weight-decay", min=0.0, help="AdamW weight decay.")] = 0.0,
+    temperature: Annotated[float, typer.Option("--temperature", help="Sampling temperature.")] = 1.0,
+    max_new_tokens: Annotated[int, typer.Option("--max-new-tokens", min=1, help="Tokens per turn.")] = 256,
+    max_turns: Annotated[int, typer.Option("--max-turns", min=1, help="Policy turns per episode.")] = 30,
+    micro_batch: Annotated[
+        int, typer.Option("--micro-batch", min=1, help="Episodes per forward/backward pass.")
+    ] = 4,
+    replacements: Annotated[
+        int, typer.Option("--replacements", min=0, help="Tasks tried per slot with a zero-variance group.")
+    ] = 2,
+    retries: Annotated[int, typer.Option("--retries", min=0, help="Reruns of a backend-error episode.")] = 2,
+    concurrency: Annotated[int, typer.Option("--concurrency", min=1, help="Episodes running at once.")] = 1,
+    save_every: Annotated[
+        int, typer.Option("--save-every", min=0, help="Checkpoint every N steps (0: final only).")
+    ] = 0,
+    seed: Annotated[int, typer.Option("--seed", help="Seed of sampling, task order, replacements.")] = 0,
+    threads: Annotated[int | None, typer.Option("--threads", min=1, help="torch CPU threads.")] = None,
+    user: Annotated[str | None, typer.Option("--user", help="Simulated user: scripted or llm.")] = None,
+    quiet: Annotated[bool, typer.Option("--quiet", help="No progress bar.")] = False,
+) -> None:
+    """Train a local model with GRPO (TRL) on a pool's tasks, playing every episode on the server."""
+    try:
+        config = LocalTrainConfig.model_validate(
+            dict(
+                pool=pool,
+                out=out,
+                steps=steps,
+                model=model,
+                server=server,
+                tasks_per_step=tasks_per_step,
+                episodes_per_task=episodes_per_task,
+                learning_rate=lr,
+                weight_decay=weight_decay,
+                temperature=temperature,
+                max_new_tokens=max_new_tokens,
+                max_turns=max_turns,
+                micro_batch=micro_batch,
+                replacements=replacements,
+                retries=retries,
+                concurrency=concurrency,
+                save_every=save_every,
+                seed=seed,
+                threads=threads,
+                user=user,
+            )
+        )
+    except ValidationError as exc:
+        problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
+        raise typer.BadParameter(problems) from None
+    console = Console(stderr=True)
+    progress = Progress(
+        TextColumn("[bold]train local"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("{task.fields[status]}"),
+        TimeElapsedColumn(),
+        console=console,
+        disable=quiet,
+    )
+    bar = progress.add_task("steps", total=steps, status="loading the model")
+
+    def show(line: StepLog) -> None:
+        reward = "—" if line.reward_mean is None else f"{line.reward_mean:.3f}"
+        loss = "—" if line.loss is None else f"{line.loss:+.4f}"
+        progress.update(
+            bar,
+            completed=line.step,
+            status=f"reward {reward}  loss {loss}  informative {line.informative_groups}/{line.groups}  "
+            f"env {line.env_share:.0%}  {line.times.step_s:.0f} s/step",
+        )
+        if quiet:
+            typer.echo(line.model_dump_json())
+
+    try:
+        with progress:
+            summary = train_local(config, api_key=api_key, on_step=show)
+    except (TrainError, PolicySpecError, ClientError) as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(1) from exc
+    typer.echo(
+        f"{summary.steps} steps in {summary.wall_s:.0f} s; log {summary.log}; "
+        f"evaluate with: groundstate eval --policy local:{summary.final}"
+    )
