@@ -88,6 +88,25 @@ def test_a_task_the_server_lists_as_test_is_refused(tmp_path: Path, live_server:
     assert not out.exists()
 
 
+class SaysOnce(ScriptedServerManager):
+    """Says `text` in each episode's first turn and nothing after (the empty turn ends the episode)."""
+
+    def __init__(self, loaded: LocalModel, text: str) -> None:
+        super().__init__(loaded, [])
+        self.text, self.episodes, self.generated = text, set[str](), 0
+
+    async def generate(
+        self, request_id: str, *, prompt_ids: list[int], sampling_params: dict[str, Any], **kwargs: Any
+    ) -> Any:
+        self.texts = [] if request_id in self.episodes else [self.text]  # no await before the parent pops it
+        self.episodes.add(request_id)
+        out = await super().generate(
+            request_id, prompt_ids=prompt_ids, sampling_params=sampling_params, **kwargs
+        )
+        self.generated += len(out.token_ids)
+        return out
+
+
 @pytest.mark.slow
 def test_rows_reach_run_as_verl_passes_them(
     tmp_path: Path, smollm2: LocalModel, live_server: LiveServer
@@ -117,7 +136,7 @@ def test_rows_reach_run_as_verl_passes_them(
     batch = DataProto.from_single_dict(collate_fn([dataset[0], dataset[1]]))
     batch.non_tensor_batch["uid"] = np.array(["uid-a", "uid-b"], dtype=object)
     batch = batch.repeat(repeat_times=2, interleave=True)  # GRPO: each task's group of n sessions
-    generator = ScriptedServerManager(smollm2, [])  # silent: each episode ends at once and is scored
+    generator = SaysOnce(smollm2, "Sorry, that account is frozen, so I cannot move money from it.")
     worker = AgentLoopWorker(config, generator)
     output = asyncio.run(worker.generate_sequences(batch))
 
@@ -125,8 +144,8 @@ def test_rows_reach_run_as_verl_passes_them(
     info: list[dict[str, Any]] = list(output.non_tensor_batch["groundstate"])
     assert [i["task_id"] for i in info] == [TRAIN_TASKS[0], TRAIN_TASKS[0], TRAIN_TASKS[1], TRAIN_TASKS[1]]
     assert len({i["episode_id"] for i in info}) == 4  # every session is its own episode on the server
-    # silence is right for the refusal task (no change is its gold outcome), wrong for the analytics one
+    # naming the decisive fact and changing nothing is right for the refusal task, wrong for the analytics one
     assert list(output.non_tensor_batch["gs_reward"]) == [1.0, 1.0, 0.0, 0.0]
     assert output.batch["rm_scores"].sum(dim=1).tolist() == [1.0, 1.0, 0.0, 0.0]
     assert output.batch["responses"].shape[1] == config.actor_rollout_ref.rollout.response_length
-    assert output.batch["response_mask"].sum().item() == 4  # one generated (end-of-turn) token each
+    assert output.batch["response_mask"].sum().item() == generator.generated  # exactly the model's tokens
