@@ -88,7 +88,7 @@ def test_gold_trajectories_through_haproxy_spread_over_replicas_and_score_as_one
         haproxy_metrics = httpx.get(f"{topology.stats_url}/metrics").text
 
     assert refused.value.code == "unauthorized"
-    assert {t.domain for t in tasks} == {"hotel", "retail", "travel", "insurance"}
+    assert {t.domain for t in tasks} >= {"hotel", "retail", "travel", "insurance"}  # and any other installed
     assert set(recorder.all) == {f"gs{i}" for i in range(1, REPLICAS + 1)}
     for task in tasks:
         episode_id, result = through_lb[task.id]
