@@ -253,6 +253,7 @@ def test_backend_failures_are_retriable_error_frames_or_a_null_reward(
         assert failed["type"] == "error" and failed["data"]["code"] == "EXECUTION_ERROR"
         assert failed["data"]["error"]["code"] == "backend-error" and failed["data"]["retriable"] is True
         session.data("reset", {"task_id": "toybank-judge-003"})  # scripted user; the rubric judge is down
+        session.data("step", {"message": "I have updated the balance."})  # something for the judge to judge
         final = session.data("step", {"end": True})
     assert final["done"] is True and final["reward"] is None  # never a 0 charged to the agent
     assert final["observation"]["score"]["status"] == "backend_error"
