@@ -30,8 +30,8 @@ def play_gold(client: TestClient) -> str:
 def test_front_page_counts_tasks_per_domain_split_and_kind(client: TestClient) -> None:
     html = page(client, "/ui")
     assert "toybank" in html
-    # toybank: test has 2 action + 1 analytics, train 1 action + 1 analytics
-    assert '/ui/tasks?domain=toybank&split=test&kind=action">2</a>' in html
+    # toybank: test has 3 action + 1 analytics, train 1 action + 1 analytics
+    assert '/ui/tasks?domain=toybank&split=test&kind=action">3</a>' in html
     assert '/ui/tasks?domain=toybank&split=train&kind=analytics">1</a>' in html
     assert "No episodes yet" in html and "No run (a directory holding" in html
 
@@ -40,9 +40,9 @@ def test_task_list_filters_by_domain_split_and_kind(client: TestClient) -> None:
     html = page(client, "/ui/tasks?domain=toybank&split=test&kind=action")
     assert "toybank-transfer-001" in html and "toybank-judge-003" in html
     assert "toybank-analytics-004" not in html and "toybank-refuse-frozen-002" not in html
-    assert "2 tasks" in html
+    assert "3 tasks" in html
     everything = page(client, "/ui/tasks?domain=&split=&kind=")
-    assert "5 tasks" in everything
+    assert "6 tasks" in everything
 
 
 def test_unknown_domain_task_and_bad_filter_are_html_errors_not_500(client: TestClient) -> None:
@@ -63,7 +63,7 @@ def test_task_page_shows_scenario_gold_and_expected_table_diff(client: TestClien
     change = '<td class="old">10000</td><td class="new">5000</td>'
     assert f'<td class="mono">AC-0001</td><td class="mono">balance_cents</td>{change}' in html
     assert '<h3 class="table-name">transfers</h3>' in html and "rows added" in html
-    assert "<li>transfer complete</li>" in html  # a communicate item
+    assert "<li>complete</li>" in html  # a communicate item
 
 
 def test_task_without_changes_and_analytics_task(client: TestClient) -> None:
@@ -85,7 +85,7 @@ def test_gold_episode_page_shows_the_chat_tool_calls_and_a_clean_diff(client: Te
     assert '<code class="tool">transfer</code>' in html and "TR-90001" in html  # the call and its result
     assert '<span class="badge outcome-pass">1</span>' in html
     assert "The state matches the expected state." in html
-    assert "communicate:transfer complete" in html
+    assert "communicate:complete" in html
     # the task page links to its episodes, the episode back to its task
     assert f"/ui/episodes/{eid}" in page(client, "/ui/tasks/toybank-transfer-001")
     assert 'href="/ui/tasks/toybank-transfer-001" id="task-link"' in html
@@ -162,7 +162,8 @@ def test_disposed_episode_stays_viewable_from_the_store(client: TestClient) -> N
 def test_backend_error_is_shown_apart_from_the_agent(client: TestClient) -> None:
     eid = start_episode(client, "toybank-judge-003")
     call(client, eid, "set_balance", account_id="AC-0005", balance_cents=12300)
-    assert client.post(f"/v1/episodes/{eid}/score").json()["status"] == "backend_error"
+    client.post(f"/v1/episodes/{eid}/messages", json={"content": "Done: the balance is 123.00."})
+    assert client.post(f"/v1/episodes/{eid}/score").json()["status"] == "backend_error"  # no judge to ask
     html = page(client, f"/ui/episodes/{eid}")
     assert '<span class="badge outcome-error">backend error</span>' in html
     assert "has rubric questions but no judge is configured" in html
