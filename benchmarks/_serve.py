@@ -1,4 +1,4 @@
-"""A real `groundstate serve` in a subprocess, for the training benchmarks (one server per benchmark run)."""
+"""A real `groundstate serve` in a subprocess, for the benchmarks (one server per benchmark run)."""
 
 from __future__ import annotations
 
@@ -14,16 +14,23 @@ import httpx
 from tests.live_server import free_port
 
 
-def start_server(store_dir: Path, domains: list[str]) -> tuple[subprocess.Popen[bytes], str]:
-    """Start a server on SQLite sandboxes serving only `domains`; returns the process and its URL."""
+def start_server(
+    store_dir: Path,
+    domains: list[str] | None = None,
+    *,
+    sandbox_url: str = "sqlite://",
+    store_name: str = "store.db",
+) -> tuple[subprocess.Popen[bytes], str]:
+    """Start a server (all domains, or only `domains`), wait for `/healthz`; return the process and URL."""
     store_dir.mkdir(parents=True, exist_ok=True)
     port = free_port()
     env = {
         **os.environ,
-        "GROUNDSTATE_SANDBOX_URL": "sqlite://",
-        "GROUNDSTATE_STORE_URL": f"sqlite:///{store_dir}/store.db",
-        "GROUNDSTATE_DOMAINS": json.dumps(domains),
+        "GROUNDSTATE_SANDBOX_URL": sandbox_url,
+        "GROUNDSTATE_STORE_URL": f"sqlite:///{store_dir}/{store_name}",
     }
+    if domains is not None:
+        env["GROUNDSTATE_DOMAINS"] = json.dumps(domains)
     log = (store_dir / "server.log").open("ab")
     proc = subprocess.Popen(
         [sys.executable, "-m", "groundstate", "serve", "--port", str(port)], env=env, stdout=log, stderr=log

@@ -13,19 +13,16 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
-import subprocess
 import sys
 import time
 import uuid
 from pathlib import Path
 
-import httpx
-
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from benchmarks._serve import start_server
 from benchmarks._synthetic import synthetic_domain
 from shared.client import AsyncGroundstateClient, GroundstateClient
-from tests.live_server import free_port
 
 PG_URL = os.environ.get("GROUNDSTATE_TEST_PG_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/postgres")
 TOOL_CALLS = 10
@@ -35,29 +32,6 @@ def pct(values: list[float], q: float) -> float:
     """The q-quantile in milliseconds."""
     ordered = sorted(values)
     return 1000 * ordered[min(len(ordered) - 1, int(q * len(ordered)))]
-
-
-def start_server(sandbox_url: str, store_dir: Path) -> tuple[subprocess.Popen[bytes], str]:
-    port = free_port()
-    env = {
-        **os.environ,
-        "GROUNDSTATE_SANDBOX_URL": sandbox_url,
-        "GROUNDSTATE_STORE_URL": f"sqlite:///{store_dir}/store-{uuid.uuid4().hex[:6]}.db",
-    }
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "groundstate", "serve", "--port", str(port)],
-        env=env,
-        stdout=subprocess.DEVNULL,
-    )
-    url = f"http://127.0.0.1:{port}"
-    for _ in range(600):
-        try:
-            if httpx.get(url + "/healthz").status_code == 200:
-                return proc, url
-        except httpx.TransportError:
-            time.sleep(0.1)
-    proc.kill()
-    raise RuntimeError("server did not start")
 
 
 def pick_call(url: str, task_id: str) -> tuple[str, dict]:
@@ -187,7 +161,10 @@ def main() -> None:
         f"{'episode p50':>13}{'episodes/s':>12}"
     )
     for backend in backends:
-        proc, url = start_server("sqlite://" if backend == "sqlite" else PG_URL, store_dir)
+        sandbox_url = "sqlite://" if backend == "sqlite" else PG_URL
+        proc, url = start_server(
+            store_dir, sandbox_url=sandbox_url, store_name=f"store-{uuid.uuid4().hex[:6]}.db"
+        )
         try:
             call = pick_call(url, args.task)
             for concurrency in (1, 32):
