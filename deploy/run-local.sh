@@ -12,6 +12,9 @@
 #   GS_FIRST_PORT   replica i listens on GS_FIRST_PORT + i - 1 (default 8101)
 #   GS_STATS_PORT   HAProxy stats (/stats) and Prometheus metrics (/metrics) (default 8404)
 #   GS_WORKERS      worker processes per replica (default 2)
+#   GROUNDSTATE_DB_POOL_SIZE  connections each worker pools (default: sized so that 3 replicas x GS_WORKERS
+#                   workers, each holding up to 6x the pool in a burst, stay within 3/4 of the PostgreSQL
+#                   server's max_connections; read with psql, 8 when psql is missing)
 #   GS_RUN_DIR      logs: gs1.log .. gs3.log, haproxy.log (default .groundstate/run-local)
 #   GROUNDSTATE     the groundstate executable (default: groundstate on PATH)
 set -euo pipefail
@@ -27,6 +30,17 @@ workers=${GS_WORKERS:-2}
 run_dir=${GS_RUN_DIR:-.groundstate/run-local}
 groundstate=${GROUNDSTATE:-groundstate}
 mkdir -p "$run_dir"
+
+# A worker holds up to 6 x GROUNDSTATE_DB_POOL_SIZE connections at the worst moment (store and sandboxes,
+# each the pool plus twice as many in a burst): past the server's max_connections PostgreSQL refuses
+# connections and requests fail as 503. Size the pool to fit unless the caller chose one.
+if [ -z "${GROUNDSTATE_DB_POOL_SIZE:-}" ] && command -v psql >/dev/null; then
+  max_connections=$(psql -qtAX "${sandbox_url/+psycopg/}" -c 'SHOW max_connections')
+  GROUNDSTATE_DB_POOL_SIZE=$((max_connections * 3 / 4 / (3 * workers * 6)))
+  ((GROUNDSTATE_DB_POOL_SIZE >= 1)) || GROUNDSTATE_DB_POOL_SIZE=1
+  export GROUNDSTATE_DB_POOL_SIZE
+  echo "GROUNDSTATE_DB_POOL_SIZE=$GROUNDSTATE_DB_POOL_SIZE (max_connections $max_connections, 3 x $workers workers)"
+fi
 
 pids=()
 stop() {
@@ -65,7 +79,8 @@ GS_LB_BIND=127.0.0.1:$lb_port GS_STATS_BIND=127.0.0.1:$stats_port GS_DNS=127.0.0
   haproxy -db -f "$here/haproxy.cfg" >"$run_dir/haproxy.log" 2>&1 &
 pids+=($!)
 wait_healthy "http://127.0.0.1:$lb_port" "the load balancer"
-echo "groundstate ready on http://127.0.0.1:$lb_port (3 replicas x $workers workers; HAProxy stats on" \
+echo "groundstate ready on http://127.0.0.1:$lb_port (3 replicas x $workers workers, pool" \
+  "${GROUNDSTATE_DB_POOL_SIZE:-8}; HAProxy stats on" \
   "http://127.0.0.1:$stats_port/stats)"
 
 # 4. Supervise: the first process to exit stops the whole topology.
