@@ -28,9 +28,9 @@ from sqlalchemy.exc import ProgrammingError
 from sqlalchemy.schema import CreateIndex, CreateTable
 
 from env_server.domain import Domain
-from env_server.domain._context import internal_metadata
 from env_server.sandbox import changelog
 from env_server.sandbox.base import Sandbox, SandboxEngine, transaction
+from env_server.sandbox.bookkeeping import internal_metadata
 from env_server.sandbox.snapshot import Snapshot
 from env_server.sandbox.template import Template, apply_patch, create_tables, seed
 

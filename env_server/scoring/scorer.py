@@ -11,9 +11,8 @@ from env_server.analytics import answer_matches
 from env_server.analytics.answers import Rows
 from env_server.domain import Domain, ToolError
 from env_server.errors import BackendError, GroundstateError, TaskInvalidError
-from env_server.sandbox.base import Sandbox, SandboxEngine
-from env_server.sandbox.template import Template
-from env_server.sandbox.tools import episode_tools, run_tool
+from env_server.execution import episode_tools, readonly_query, run_tool
+from env_server.sandbox import Sandbox, SandboxEngine, template_of
 from env_server.scoring.communicate import agent_messages, communicated
 from env_server.scoring.diff import StateChanges, changes, compare, without_columns
 from shared.judge import JudgeMessage, Verdict
@@ -39,11 +38,6 @@ class Judge(Protocol):
     ) -> Sequence[Verdict]:
         """One verdict per question, in order."""
         ...
-
-
-def template_of(task: Task, domain: Domain) -> Template:
-    """The template a task's sandboxes start from."""
-    return Template(domain=domain, patch=task.initial_patch)
 
 
 class Scorer:
@@ -109,7 +103,7 @@ class Scorer:
                 return self._gold_rows[key]
         sandbox = self.sandboxes.create(uuid.uuid4().hex, template_of(task, domain))
         try:
-            _, rows, _ = sandbox.readonly_query(task.analytics.gold_sql, limit=10_000, timeout_ms=30_000)
+            _, rows, _ = readonly_query(sandbox, task.analytics.gold_sql, limit=10_000, timeout_ms=30_000)
         except ToolError as exc:
             raise TaskInvalidError(
                 f"task {task.id}: gold SQL failed: {exc}", field="analytics.gold_sql"

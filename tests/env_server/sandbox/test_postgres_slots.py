@@ -92,7 +92,7 @@ def test_pruned_template_is_rebuilt_by_a_server_that_had_it_ready(fresh_pg_url: 
         serving.create("first", template).dispose()
         operator.prune([], keep_free=0)  # as if no server served this task any more
         sandbox = serving.create("second", template)  # its cached "ready" schema is gone: rebuilt
-        _, rows, _ = sandbox.readonly_query(
+        _, rows, _ = sandbox.readonly_select(
             "SELECT balance_cents FROM accounts WHERE id = 'AC-0001'", limit=1
         )
         assert rows == [[777]]
