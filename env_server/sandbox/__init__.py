@@ -14,7 +14,7 @@ def make_sandbox_engine(url: str, pool_size: int = 8) -> SandboxEngine:
 
         return SQLiteSandboxEngine()
     if url.startswith("postgresql"):
-        from env_server.sandbox.postgresql import PostgresSandboxEngine
+        from env_server.sandbox.postgres import PostgresSandboxEngine
 
         return PostgresSandboxEngine(url, pool_size=pool_size)
     raise ValueError(f"GROUNDSTATE_SANDBOX_URL must start with sqlite or postgresql, got {url!r}")
