@@ -13,7 +13,8 @@ from env_server.api.errors import install_error_handlers
 from env_server.api.observe import ObserveMiddleware
 from env_server.domain.registry import DomainRegistry
 from env_server.episodes.service import EpisodeService
-from env_server.judge import Judge
+from env_server.judge import LLMJudge
+from env_server.llm import LLMEndpoint
 from env_server.mcp import MCP_PATH, McpEndpoint
 from env_server.openenv import router as openenv_router
 from env_server.sandbox import make_sandbox_engine
@@ -22,7 +23,6 @@ from env_server.settings import Settings
 from env_server.store import Store, make_store_engine, upgrade
 from env_server.ui import install_viewer
 from env_server.users.base import SimulatedUser
-from env_server.users.endpoint import LLMEndpoint
 from env_server.users.llm import LLMUser
 from env_server.users.scripted import ScriptedUser
 
@@ -44,7 +44,7 @@ def build_users(settings: Settings) -> dict[str, SimulatedUser]:
     return users
 
 
-def build_judge(settings: Settings) -> Judge | None:
+def build_judge(settings: Settings) -> LLMJudge | None:
     """The rubric judge, when an endpoint is configured."""
     if not settings.judge_base_url:
         return None
@@ -55,7 +55,7 @@ def build_judge(settings: Settings) -> Judge | None:
         timeout_s=settings.judge_timeout_s,
         max_retries=settings.judge_max_retries,
     )
-    return Judge(endpoint)
+    return LLMJudge(endpoint)
 
 
 def build_service(settings: Settings, registry: DomainRegistry | None = None) -> EpisodeService:

@@ -20,7 +20,7 @@ from shared.models import Check, DiffEntry, ScoreResult, ToolCallResult, ToolCal
 from shared.tasks import Task
 
 
-class Judge(Protocol):
+class RubricJudge(Protocol):
     """Answers rubric questions about a transcript; raises `BackendError` when it cannot."""
 
     model: str
@@ -43,7 +43,7 @@ class Judge(Protocol):
 class Scorer:
     """Turns a final sandbox state (plus the agent's messages) into a reward with reasons."""
 
-    def __init__(self, sandboxes: SandboxEngine, judge: Judge | None = None) -> None:
+    def __init__(self, sandboxes: SandboxEngine, judge: RubricJudge | None = None) -> None:
         self.sandboxes = sandboxes
         self.judge = judge
         self._expected: dict[str, StateChanges] = {}
