@@ -9,6 +9,8 @@ from fastapi import FastAPI
 from starlette.routing import Route
 
 from env_server.api import routers
+from env_server.api.auth import AuthMiddleware
+from env_server.api.body_limit import BodyLimitMiddleware
 from env_server.api.errors import install_error_handlers
 from env_server.api.observe import ObserveMiddleware
 from env_server.domain.registry import DomainRegistry
@@ -110,11 +112,8 @@ def create_app(settings: Settings | None = None, registry: DomainRegistry | None
     # protocol adapters over the same episode service: MCP per episode, and an OpenEnv environment server
     app.router.routes.append(Route(MCP_PATH, mcp, methods=["GET", "POST", "DELETE"], include_in_schema=False))
     app.include_router(openenv_router)
-    app.add_middleware(
-        ObserveMiddleware,
-        api_key=settings.api_key,
-        previous_api_keys=settings.previous_api_keys,
-        max_body=settings.max_request_bytes,
-        replica_id=settings.replica_id,
-    )
+    # the last added runs first: every request is observed, then authenticated, then its size checked
+    app.add_middleware(BodyLimitMiddleware, max_body=settings.max_request_bytes)
+    app.add_middleware(AuthMiddleware, api_key=settings.api_key, previous_api_keys=settings.previous_api_keys)
+    app.add_middleware(ObserveMiddleware, replica_id=settings.replica_id)
     return app
