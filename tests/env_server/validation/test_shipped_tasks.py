@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from env_server.domain import DomainRegistry
+from env_server.domain.registry import DomainRegistry
 from env_server.validation import communicate_items
 from env_server.validation.script import script_check, script_replay
 from shared.tasks import Task
@@ -19,7 +19,7 @@ ACTION_TASKS = [t for t in REGISTRY.tasks() if t.kind != "analytics"]
 
 
 def test_every_domain_ships_action_tasks() -> None:
-    assert {d.name for d in REGISTRY.domains()} <= {t.domain for t in ACTION_TASKS}
+    assert {d.name for d in REGISTRY.domains} <= {t.domain for t in ACTION_TASKS}
 
 
 @pytest.mark.parametrize("task", ACTION_TASKS, ids=lambda t: t.id)
