@@ -18,9 +18,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from env_server.domain.registry import DomainRegistry
-from env_server.sandbox import make_sandbox_engine
-from env_server.sandbox.tools import episode_tools, run_tool
-from env_server.scoring.scorer import template_of
+from env_server.execution import episode_tools, run_tool
+from env_server.sandbox import make_sandbox_engine, template_of
 from shared.tasks import GoldAction, Task
 
 

@@ -9,11 +9,14 @@ from fastapi import FastAPI
 from starlette.routing import Route
 
 from env_server.api import routers
+from env_server.api.auth import AuthMiddleware
+from env_server.api.body_limit import BodyLimitMiddleware
 from env_server.api.errors import install_error_handlers
 from env_server.api.observe import ObserveMiddleware
 from env_server.domain.registry import DomainRegistry
 from env_server.episodes.service import EpisodeService
-from env_server.judge import Judge
+from env_server.judge import LLMJudge
+from env_server.llm import LLMEndpoint
 from env_server.mcp import MCP_PATH, McpEndpoint
 from env_server.openenv import router as openenv_router
 from env_server.sandbox import make_sandbox_engine
@@ -22,7 +25,6 @@ from env_server.settings import Settings
 from env_server.store import Store, make_store_engine, upgrade
 from env_server.ui import install_viewer
 from env_server.users.base import SimulatedUser
-from env_server.users.endpoint import LLMEndpoint
 from env_server.users.llm import LLMUser
 from env_server.users.scripted import ScriptedUser
 
@@ -44,7 +46,7 @@ def build_users(settings: Settings) -> dict[str, SimulatedUser]:
     return users
 
 
-def build_judge(settings: Settings) -> Judge | None:
+def build_judge(settings: Settings) -> LLMJudge | None:
     """The rubric judge, when an endpoint is configured."""
     if not settings.judge_base_url:
         return None
@@ -55,7 +57,7 @@ def build_judge(settings: Settings) -> Judge | None:
         timeout_s=settings.judge_timeout_s,
         max_retries=settings.judge_max_retries,
     )
-    return Judge(endpoint)
+    return LLMJudge(endpoint)
 
 
 def build_service(settings: Settings, registry: DomainRegistry | None = None) -> EpisodeService:
@@ -110,11 +112,8 @@ def create_app(settings: Settings | None = None, registry: DomainRegistry | None
     # protocol adapters over the same episode service: MCP per episode, and an OpenEnv environment server
     app.router.routes.append(Route(MCP_PATH, mcp, methods=["GET", "POST", "DELETE"], include_in_schema=False))
     app.include_router(openenv_router)
-    app.add_middleware(
-        ObserveMiddleware,
-        api_key=settings.api_key,
-        previous_api_keys=settings.previous_api_keys,
-        max_body=settings.max_request_bytes,
-        replica_id=settings.replica_id,
-    )
+    # the last added runs first: every request is observed, then authenticated, then its size checked
+    app.add_middleware(BodyLimitMiddleware, max_body=settings.max_request_bytes)
+    app.add_middleware(AuthMiddleware, api_key=settings.api_key, previous_api_keys=settings.previous_api_keys)
+    app.add_middleware(ObserveMiddleware, replica_id=settings.replica_id)
     return app

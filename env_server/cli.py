@@ -347,8 +347,8 @@ def sandboxes_prune(
 
     Pass every `--tasks-dir` the servers serve: templates of tasks not given here count as unused.
     """
-    from env_server.sandbox.postgresql import PostgresSandboxEngine
-    from env_server.scoring.scorer import template_of
+    from env_server.sandbox import template_of
+    from env_server.sandbox.postgres import PostgresSandboxEngine
 
     registry = _registry(tasks_dir)
     templates = [template_of(t, registry.domain(t.domain)) for t in registry.tasks()]

@@ -8,8 +8,8 @@ from collections.abc import Collection
 import sqlglot
 from sqlglot import exp
 
-from env_server.analytics import check_select
 from env_server.domain import Domain, ScenarioContext, ScenarioFamily, ScenarioUnavailable
+from env_server.execution import check_select
 from env_server.generation import Draw, entity_ids, generate
 from env_server.generation.generator import _Worker, _worker
 from env_server.scoring.scorer import Scorer

@@ -1,10 +1,16 @@
-"""Seeded in-memory copies of a domain's database for tool tests: seeded once per domain, copied per test."""
+"""Seeded in-memory copies of a domain's database for tool tests: seeded once per domain, copied per test.
+
+Tools run through the server's own execution code (`env_server.execution.run_tool`) on an SQLite sandbox
+over the test's copy: the same length checks, database-error mapping, read-only rollback and ID counters as
+an episode. The test's own session shares the copy, to set up rows before a call and inspect them after.
+"""
 
 from __future__ import annotations
 
+import dataclasses
 import functools
-import random
 import sqlite3
+import weakref
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -14,9 +20,15 @@ from sqlalchemy import Engine, create_engine, func, select
 from sqlalchemy.orm import Session
 from sqlalchemy.pool import StaticPool
 
-from env_server.domain import Domain, ToolContext, ToolError
-from env_server.domain._context import internal_metadata
+from env_server.domain import Domain, ToolError
+from env_server.execution import run_tool as run_call
+from env_server.sandbox import Template
+from env_server.sandbox.sqlite import SQLiteSandbox
+from env_server.sandbox.template import create_tables, seed
 from shared.tasks import GoldAction
+
+#: The in-memory database behind each engine `engine_over` made, so a tool call can run on it.
+_DATABASES: weakref.WeakKeyDictionary[Engine, sqlite3.Connection] = weakref.WeakKeyDictionary()
 
 
 def build_database(domain: Domain, rng_seed: int | None = None) -> sqlite3.Connection:
@@ -24,11 +36,11 @@ def build_database(domain: Domain, rng_seed: int | None = None) -> sqlite3.Conne
     conn = sqlite3.connect(":memory:", check_same_thread=False)
     conn.execute("PRAGMA foreign_keys = ON")
     engine = engine_over(conn)
-    domain.metadata.create_all(engine)
-    internal_metadata.create_all(engine)
-    with Session(engine) as session:
-        domain.seed(session, random.Random(domain.seed_value if rng_seed is None else rng_seed))
-        session.commit()
+    if rng_seed is not None:
+        domain = dataclasses.replace(domain, seed_value=rng_seed)
+    with engine.begin() as connection:  # as the server builds a sandbox's base: tables, then the seed
+        create_tables(connection, domain)
+        seed(connection, domain)
     return conn
 
 
@@ -37,8 +49,10 @@ seeded_database = functools.cache(build_database)
 
 
 def engine_over(conn: sqlite3.Connection) -> Engine:
-    """An engine whose only connection is `conn`."""
-    return create_engine("sqlite://", creator=lambda: conn, poolclass=StaticPool)
+    """An engine whose only connection is `conn` (tool calls on a session over it run on `conn` too)."""
+    engine = create_engine("sqlite://", creator=lambda: conn, poolclass=StaticPool)
+    _DATABASES[engine] = conn
+    return engine
 
 
 def fresh_engine(domain: Domain, rng_seed: int | None = None) -> Engine:
@@ -61,15 +75,21 @@ def seeded_session(domain: Domain) -> Iterator[Session]:
 
 
 def run_tool(session: Session, domain: Domain, name: str, **args: Any) -> Any:
-    """Run a tool as the server does: validated arguments; its writes commit, or roll back on a refusal."""
-    tool = domain.tools_by_name[name]
-    try:
-        result = tool.invoke(ToolContext(session=session, now=domain.now), tool.validate(args))
-    except ToolError:
-        session.rollback()
-        raise
+    """Run a tool as the server does, on the database under `session`; its refusal is raised as `ToolError`.
+
+    The test's pending rows are committed first (the call runs in its own transaction), and every row the
+    session holds is read again afterwards.
+    """
     session.commit()
-    return result
+    bind = session.get_bind()
+    if not isinstance(bind, Engine) or bind not in _DATABASES:
+        raise TypeError("run tools on a session over an engine from `engine_over` or `fresh_engine`")
+    sandbox = SQLiteSandbox("tool-test", Template(domain), _DATABASES[bind])
+    result = run_call(sandbox, domain.tools_by_name, name, args)
+    session.expire_all()
+    if result.error is not None:
+        raise ToolError(result.error)
+    return result.output
 
 
 def tool_caller(domain: Domain) -> Callable[..., Any]:

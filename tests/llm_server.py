@@ -32,7 +32,7 @@ import pytest
 from fastapi import FastAPI
 from fastapi.responses import JSONResponse
 
-from env_server.users.endpoint import LLMEndpoint
+from env_server.llm.endpoint import LLMEndpoint
 from tests.live_server import free_port
 
 #: The name the server answers to (`/v1/models`), recorded by the user and judge.

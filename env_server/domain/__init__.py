@@ -8,6 +8,7 @@ from env_server.domain._conduct import Conduct
 from env_server.domain._context import ToolContext, ToolError
 from env_server.domain._domain import Domain, collect_tools, load_task_text, volatile
 from env_server.domain._family import ScenarioContext, ScenarioFamily, ScenarioPatch, ScenarioUnavailable
+from env_server.domain._ids import FIRST_GENERATED_ID
 from env_server.domain._schema import allowed_values, one_of
 from env_server.domain._tables import IdentityVerificationTable, named_metadata
 from env_server.domain._tool import Tool, ToolKind, tool
@@ -15,6 +16,7 @@ from env_server.domain._view import RowView
 from shared.tasks import GoldAction
 
 __all__ = [
+    "FIRST_GENERATED_ID",
     "Conduct",
     "Domain",
     "GoldAction",

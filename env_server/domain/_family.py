@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from env_server.domain._context import FIRST_GENERATED_ID
+from env_server.domain._ids import FIRST_GENERATED_ID
 from shared.tasks import Task, TaskKind
 
 #: What an entity ID looks like in every domain: a short upper-case prefix, a dash, digits (BK-10417).

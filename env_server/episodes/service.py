@@ -24,9 +24,9 @@ from env_server.errors import (
     InvalidRequestError,
     UnknownEpisodeError,
 )
-from env_server.sandbox.base import Sandbox, SandboxEngine
-from env_server.sandbox.tools import episode_tools, find_tool, run_tool
-from env_server.scoring.scorer import Scorer, submitted_answer, template_of
+from env_server.execution import episode_tools, find_tool, run_tool
+from env_server.sandbox import Sandbox, SandboxEngine, template_of
+from env_server.scoring.scorer import Scorer, submitted_answer
 from env_server.store import EpisodeRecord, EventRecord, Store
 from env_server.users.base import SimulatedUser, TranscriptMessage
 from shared.models import (

@@ -7,7 +7,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from env_server.users.endpoint import MalformedOutput
+from env_server.llm.endpoint import MalformedOutput
 from shared.judge import JudgeAnswer
 
 PROMPT_VERSION = "judge-v1"

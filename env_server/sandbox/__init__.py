@@ -1,7 +1,7 @@
 """Sandboxes: one isolated database per episode, on SQLite (embedded default) or PostgreSQL."""
 
 from env_server.sandbox.base import Sandbox, SandboxEngine
-from env_server.sandbox.template import Template
+from env_server.sandbox.template import Template, template_of
 
 
 def make_sandbox_engine(url: str, pool_size: int = 8) -> SandboxEngine:
@@ -14,10 +14,10 @@ def make_sandbox_engine(url: str, pool_size: int = 8) -> SandboxEngine:
 
         return SQLiteSandboxEngine()
     if url.startswith("postgresql"):
-        from env_server.sandbox.postgresql import PostgresSandboxEngine
+        from env_server.sandbox.postgres import PostgresSandboxEngine
 
         return PostgresSandboxEngine(url, pool_size=pool_size)
     raise ValueError(f"GROUNDSTATE_SANDBOX_URL must start with sqlite or postgresql, got {url!r}")
 
 
-__all__ = ["Sandbox", "SandboxEngine", "Template", "make_sandbox_engine"]
+__all__ = ["Sandbox", "SandboxEngine", "Template", "make_sandbox_engine", "template_of"]

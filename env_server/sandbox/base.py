@@ -7,13 +7,12 @@ from collections.abc import Iterator
 from contextlib import AbstractContextManager, contextmanager
 from typing import Any
 
-from sqlalchemy import Connection, select
+from sqlalchemy import Connection
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import Session
 
-from env_server.analytics.sql_guard import check_select
 from env_server.domain import ToolError
-from env_server.domain._context import IdCounter
+from env_server.sandbox.bookkeeping import id_counters
 from env_server.sandbox.limits import SandboxSession
 from env_server.sandbox.snapshot import ChangedRows, Snapshot, normalise, read_changed, read_snapshot
 from env_server.sandbox.template import Template
@@ -65,25 +64,27 @@ class Sandbox(ABC):
     def snapshot(self) -> Snapshot:
         """Every compared domain row, normalised (used once per domain, for the seed's baseline)."""
         with self.connection(commit=False) as conn:
-            return read_snapshot(conn, self.template.domain, _generated_prefixes(conn))
+            return read_snapshot(conn, self.template.domain, id_counters(conn))
 
     def changed_rows(self) -> ChangedRows:
         """The rows this sandbox's change log names, as they are now (the input of scoring)."""
         with self.connection(commit=False) as conn:
-            return read_changed(conn, self.template.domain, _generated_prefixes(conn))
+            return read_changed(conn, self.template.domain, id_counters(conn))
 
     @abstractmethod
     def readonly_connection(self, timeout_ms: int) -> AbstractContextManager[Connection]:
         """A connection the database itself keeps from writing, with a statement time limit."""
 
-    def readonly_query(
+    def readonly_select(
         self, sql: str, limit: int, timeout_ms: int = 2000
     ) -> tuple[list[str], list[list[Any]], bool]:
-        """Run the agent's SELECT: parser check, then a read-only transaction; errors are the agent's.
+        """Run a SELECT in a read-only transaction; the database's errors are the agent's.
+
+        This is the second lock on the agent's SQL: the parser check (`env_server.execution.sql_guard`)
+        runs first, in `env_server.execution.readonly_query`.
 
         Returns the column names, at most `limit` rows of JSON-ready values, and whether rows were cut off.
         """
-        check_select(sql, self.template.domain.metadata.tables.keys(), self.dialect)
         try:
             with self.readonly_connection(timeout_ms) as conn:
                 result = conn.exec_driver_sql(sql)
@@ -110,12 +111,6 @@ class Sandbox(ABC):
 
 def _never_generated(_: str) -> None:
     return None
-
-
-def _generated_prefixes(conn: Connection) -> dict[str, int]:
-    return {
-        row.prefix: row.next_value for row in conn.execute(select(IdCounter.prefix, IdCounter.next_value))
-    }
 
 
 class SandboxEngine(ABC):

@@ -14,7 +14,7 @@ from typing import Any
 from sqlalchemy import Column, Connection, Table, Text, delete, select, tuple_
 
 from env_server.domain import Domain
-from env_server.domain._context import internal_metadata
+from env_server.sandbox.bookkeeping import internal_metadata
 from env_server.sandbox.values import python_value
 
 Key = tuple[Any, ...]

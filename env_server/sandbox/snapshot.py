@@ -15,8 +15,7 @@ from typing import Any
 
 from sqlalchemy import Connection, select
 
-from env_server.domain import Domain
-from env_server.domain._context import FIRST_GENERATED_ID
+from env_server.domain import FIRST_GENERATED_ID, Domain
 from env_server.sandbox.changelog import changed_keys, read_rows
 
 Row = dict[str, Any]

@@ -12,10 +12,11 @@ from sqlalchemy import Connection, Table, insert, update
 from sqlalchemy.orm import Session
 
 from env_server.domain import Domain
-from env_server.domain._context import internal_metadata
 from env_server.errors import TaskInvalidError
+from env_server.sandbox.bookkeeping import internal_metadata
 from env_server.sandbox.changelog import changes_table  # noqa: F401 - registers the change-log table
 from env_server.sandbox.values import python_value
+from shared.tasks import Task
 
 Patch = dict[str, list[dict[str, Any]]]
 
@@ -32,6 +33,11 @@ class Template:
         """Stable across processes and backends; changes when the schema, seed code or patch change."""
         body = json.dumps(self.patch, sort_keys=True, default=str).encode()
         return f"{self.domain.name}_{self.domain.fingerprint}_{hashlib.sha256(body).hexdigest()[:12]}"
+
+
+def template_of(task: Task, domain: Domain) -> Template:
+    """The template a task's sandboxes start from."""
+    return Template(domain=domain, patch=task.initial_patch)
 
 
 def create_tables(conn: Connection, domain: Domain) -> None:

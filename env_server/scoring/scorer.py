@@ -11,9 +11,8 @@ from env_server.analytics import answer_matches
 from env_server.analytics.answers import Rows
 from env_server.domain import Domain, ToolError
 from env_server.errors import BackendError, GroundstateError, TaskInvalidError
-from env_server.sandbox.base import Sandbox, SandboxEngine
-from env_server.sandbox.template import Template
-from env_server.sandbox.tools import episode_tools, run_tool
+from env_server.execution import episode_tools, readonly_query, run_tool
+from env_server.sandbox import Sandbox, SandboxEngine, template_of
 from env_server.scoring.communicate import agent_messages, communicated
 from env_server.scoring.diff import StateChanges, changes, compare, without_columns
 from shared.judge import JudgeMessage, Verdict
@@ -21,7 +20,7 @@ from shared.models import Check, DiffEntry, ScoreResult, ToolCallResult, ToolCal
 from shared.tasks import Task
 
 
-class Judge(Protocol):
+class RubricJudge(Protocol):
     """Answers rubric questions about a transcript; raises `BackendError` when it cannot."""
 
     model: str
@@ -41,15 +40,10 @@ class Judge(Protocol):
         ...
 
 
-def template_of(task: Task, domain: Domain) -> Template:
-    """The template a task's sandboxes start from."""
-    return Template(domain=domain, patch=task.initial_patch)
-
-
 class Scorer:
     """Turns a final sandbox state (plus the agent's messages) into a reward with reasons."""
 
-    def __init__(self, sandboxes: SandboxEngine, judge: Judge | None = None) -> None:
+    def __init__(self, sandboxes: SandboxEngine, judge: RubricJudge | None = None) -> None:
         self.sandboxes = sandboxes
         self.judge = judge
         self._expected: dict[str, StateChanges] = {}
@@ -109,7 +103,7 @@ class Scorer:
                 return self._gold_rows[key]
         sandbox = self.sandboxes.create(uuid.uuid4().hex, template_of(task, domain))
         try:
-            _, rows, _ = sandbox.readonly_query(task.analytics.gold_sql, limit=10_000, timeout_ms=30_000)
+            _, rows, _ = readonly_query(sandbox, task.analytics.gold_sql, limit=10_000, timeout_ms=30_000)
         except ToolError as exc:
             raise TaskInvalidError(
                 f"task {task.id}: gold SQL failed: {exc}", field="analytics.gold_sql"

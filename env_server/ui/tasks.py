@@ -8,7 +8,7 @@ from fastapi import Request, Response
 
 from env_server.api.deps import EpisodesDep, RegistryDep
 from env_server.errors import GroundstateError
-from env_server.sandbox.tools import episode_tools
+from env_server.execution import episode_tools
 from env_server.ui.diffs import expected_tables
 from env_server.ui.pages import form_choice, page_router, render
 from env_server.ui.policy_rules import rules_for_tools

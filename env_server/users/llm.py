@@ -12,8 +12,8 @@ One reply, step by step:
 
 from __future__ import annotations
 
+from env_server.llm.endpoint import ChatEndpoint, LLMEndpoint, MalformedOutput
 from env_server.users.base import SimulatedUser, TranscriptMessage, UserTurn
-from env_server.users.endpoint import ChatEndpoint, LLMEndpoint, MalformedOutput
 from env_server.users.prompt import (
     NUDGE,
     PROMPT_VERSION,

@@ -12,8 +12,8 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+from env_server.llm.endpoint import MalformedOutput
 from env_server.users.base import TranscriptMessage
-from env_server.users.endpoint import MalformedOutput
 from shared.tasks import UserSpec
 
 PROMPT_VERSION = "llm-user-v1"

@@ -14,8 +14,7 @@
 
 from __future__ import annotations
 
-from env_server.domain import Domain
-from env_server.domain._context import FIRST_GENERATED_ID
+from env_server.domain import FIRST_GENERATED_ID, Domain
 from env_server.domain._family import entity_ids
 from env_server.errors import GroundstateError
 from env_server.sandbox.template import Template

@@ -20,7 +20,9 @@ from sqlglot import exp
 from env_server.analytics import answer_matches
 from env_server.analytics.answers import Rows
 from env_server.domain import Domain, ToolError
-from env_server.scoring.scorer import Scorer, template_of
+from env_server.execution import readonly_query
+from env_server.sandbox import template_of
+from env_server.scoring.scorer import Scorer
 from env_server.validation._report import CheckOutcome
 from shared.tasks import Task
 
@@ -187,7 +189,7 @@ def boundary_check(task: Task, domain: Domain, scorer: Scorer, gold: Rows) -> tu
             return CheckOutcome("boundaries", False, f"the gold SQL does not parse: {exc}"), []
         for variant in found:
             try:
-                _, rows, _ = sandbox.readonly_query(variant.sql, limit=10_000, timeout_ms=30_000)
+                _, rows, _ = readonly_query(sandbox, variant.sql, limit=10_000, timeout_ms=30_000)
             except ToolError:
                 continue
             if answer_matches(rows, gold, task.analytics.tolerance)[0]:
@@ -196,7 +198,7 @@ def boundary_check(task: Task, domain: Domain, scorer: Scorer, gold: Rows) -> tu
         ties = tie_query(task.analytics.gold_sql, sandbox.dialect)
         if ties is not None:
             try:
-                _, keys, _ = sandbox.readonly_query(ties[0], limit=10_000, timeout_ms=30_000)
+                _, keys, _ = readonly_query(sandbox, ties[0], limit=10_000, timeout_ms=30_000)
             except ToolError:
                 keys = []
             n = ties[1]

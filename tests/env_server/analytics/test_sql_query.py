@@ -3,8 +3,8 @@
 import pytest
 from fastapi.testclient import TestClient
 
-from env_server.analytics import check_select
 from env_server.domain import ToolError
+from env_server.execution import check_select
 from tests.factories import call, start_episode
 
 TABLES = ["accounts", "transfers"]

@@ -7,8 +7,8 @@ import time
 import pytest
 
 from env_server.errors import BackendError
-from env_server.judge import PROMPT_VERSION, Judge
-from env_server.users.endpoint import LLMEndpoint, RequestRejected
+from env_server.judge import PROMPT_VERSION, LLMJudge
+from env_server.llm.endpoint import LLMEndpoint, RequestRejected
 from shared.judge import JudgeMessage, JudgeResponse
 from tests.live_server import free_port, serve
 from tests.llm_server import MODEL_ALIAS, EdgeScript, LlamaServer, completion, edge_app, edge_endpoint
@@ -30,13 +30,13 @@ def test_unreachable_judge_endpoint_is_a_backend_error_never_a_no() -> None:
         base_url=f"http://127.0.0.1:{free_port()}/v1", model="judge", max_retries=1, backoff_s=0.05
     )
     with pytest.raises(BackendError, match=r"judge endpoint .* failed after 2 attempts: APIConnectionError"):
-        Judge(endpoint).ask(TRANSCRIPT, QUESTIONS)
+        LLMJudge(endpoint).ask(TRANSCRIPT, QUESTIONS)
 
 
 def test_requests_carry_only_the_agents_messages_at_temperature_zero() -> None:
     script = EdgeScript((200, completion('{"answer": "yes", "reason": "It said so."}')))
     with serve(edge_app(script)) as url:
-        verdicts = Judge(edge_endpoint(url, temperature=0.9)).ask(TRANSCRIPT, QUESTIONS, state_diff="d1")
+        verdicts = LLMJudge(edge_endpoint(url, temperature=0.9)).ask(TRANSCRIPT, QUESTIONS, state_diff="d1")
     assert [(v.answer, v.reason) for v in verdicts] == [("yes", "It said so.")] * 2
     first, second = script.requests
     assert first["temperature"] == 0.0 and first["response_format"]["type"] == "json_schema"
@@ -50,7 +50,7 @@ def test_auto_format_falls_back_to_plain_text_when_json_modes_are_refused() -> N
     refused = (400, {"error": {"message": "response_format is not supported"}})
     script = EdgeScript(refused, refused, (200, completion("No, it never said that.")))
     with serve(edge_app(script)) as url:
-        judge = Judge(edge_endpoint(url))
+        judge = LLMJudge(edge_endpoint(url))
         [verdict] = judge.ask(TRANSCRIPT, QUESTIONS[:1])
         assert (verdict.answer, verdict.reason) == ("no", "it never said that.")
         assert judge.response_format == "none"
@@ -62,20 +62,20 @@ def test_auto_format_falls_back_to_plain_text_when_json_modes_are_refused() -> N
 def test_a_forced_format_is_never_downgraded() -> None:
     script = EdgeScript((400, {"error": {"message": "response_format is not supported"}}))
     with serve(edge_app(script)) as url, pytest.raises(RequestRejected, match="HTTP 400"):
-        Judge(edge_endpoint(url), response_format="json_object").ask(TRANSCRIPT, QUESTIONS[:1])
+        LLMJudge(edge_endpoint(url), response_format="json_object").ask(TRANSCRIPT, QUESTIONS[:1])
     assert len(script.requests) == 1
 
 
 def test_an_unreadable_verdict_is_a_backend_error_never_a_no() -> None:
     script = EdgeScript((200, completion("The agent was polite.")))
     with serve(edge_app(script)) as url, pytest.raises(BackendError, match="malformed reply"):
-        Judge(edge_endpoint(url)).ask(TRANSCRIPT, QUESTIONS[:1])
+        LLMJudge(edge_endpoint(url)).ask(TRANSCRIPT, QUESTIONS[:1])
     assert len(script.requests) == 3
 
 
 @pytest.mark.slow
 def test_verdicts_are_yes_or_no_with_a_reason_one_per_question_in_order(llm_server: LlamaServer) -> None:
-    judge = Judge(llm_server.endpoint(max_tokens=128, temperature=0.9))  # the judge samples at 0 anyway
+    judge = LLMJudge(llm_server.endpoint(max_tokens=128, temperature=0.9))  # the judge samples at 0 anyway
     verdicts = judge.ask(TRANSCRIPT, QUESTIONS)
     assert [v.question for v in verdicts] == QUESTIONS
     for v in verdicts:
@@ -87,7 +87,7 @@ def test_verdicts_are_yes_or_no_with_a_reason_one_per_question_in_order(llm_serv
 
 @pytest.mark.slow
 def test_auto_format_falls_back_to_llama_cpps_json_object_and_keeps_it(llm_server: LlamaServer) -> None:
-    judge = Judge(llm_server.endpoint(max_tokens=128))
+    judge = LLMJudge(llm_server.endpoint(max_tokens=128))
     modes = [judge.response_format]
     judge.ask(TRANSCRIPT, QUESTIONS[:1])
     modes.append(judge.response_format)
@@ -98,7 +98,7 @@ def test_auto_format_falls_back_to_llama_cpps_json_object_and_keeps_it(llm_serve
 
 @pytest.mark.slow
 def test_a_forced_format_the_endpoint_refuses_is_an_error_not_a_no(llm_server: LlamaServer) -> None:
-    judge = Judge(llm_server.endpoint(), response_format="json_schema")
+    judge = LLMJudge(llm_server.endpoint(), response_format="json_schema")
     with pytest.raises(RequestRejected) as caught:
         judge.ask(TRANSCRIPT, QUESTIONS[:1])
     # llama-cpp-python reports its body validation error as a 500 naming the field
@@ -108,7 +108,7 @@ def test_a_forced_format_the_endpoint_refuses_is_an_error_not_a_no(llm_server: L
 
 @pytest.mark.slow
 def test_state_diff_and_wire_messages_are_accepted(llm_server: LlamaServer) -> None:
-    judge = Judge(llm_server.endpoint(max_tokens=128), response_format="json_object")
+    judge = LLMJudge(llm_server.endpoint(max_tokens=128), response_format="json_object")
     transcript = [JudgeMessage.model_validate(m) for m in TRANSCRIPT]
     diff = "bookings BK-20417: status confirmed -> on_hold"
     [verdict] = judge.ask(transcript, QUESTIONS[:1], state_diff=diff)
@@ -118,7 +118,9 @@ def test_state_diff_and_wire_messages_are_accepted(llm_server: LlamaServer) -> N
 @pytest.mark.slow
 def test_a_judge_whose_server_died_raises_within_the_timeout(own_llm_server: LlamaServer) -> None:
     timeout_s = 10.0
-    judge = Judge(own_llm_server.endpoint(max_tokens=128, timeout_s=timeout_s, backoff_s=0.1, max_retries=2))
+    judge = LLMJudge(
+        own_llm_server.endpoint(max_tokens=128, timeout_s=timeout_s, backoff_s=0.1, max_retries=2)
+    )
     assert len(judge.ask(TRANSCRIPT, QUESTIONS[:1])) == 1
     own_llm_server.kill()
     started = time.monotonic()

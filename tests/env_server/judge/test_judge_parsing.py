@@ -8,7 +8,7 @@ from pydantic import ValidationError
 import env_server.judge
 from env_server.judge import PROMPT_VERSION, VERDICT_SCHEMA, agent_messages, build_messages, parse_verdict
 from env_server.judge._prompt import REASON_MAX_CHARS, response_formats
-from env_server.users.endpoint import MalformedOutput
+from env_server.llm.endpoint import MalformedOutput
 from shared.judge import JudgeMessage, JudgeRequest, JudgeResponse, Verdict
 
 TRANSCRIPT = [

@@ -8,8 +8,7 @@ import pytest
 from sqlalchemy import text
 from typer.testing import CliRunner
 
-from env_server.sandbox import postgresql
-from env_server.sandbox.postgresql import PostgresSandboxEngine
+from env_server.sandbox.postgres import PostgresSandboxEngine, slots
 from env_server.sandbox.template import Template
 from groundstate.cli import app
 from tests.toy_domain import domain as toy_domain
@@ -35,8 +34,8 @@ def registry_vacuums(engine: PostgresSandboxEngine) -> int:
 def test_freed_slots_are_vacuumed_by_the_maintenance_thread(
     pg_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(postgresql, "VACUUM_EVERY", 1)  # every release vacuums the slot
-    monkeypatch.setattr(postgresql, "REGISTRY_VACUUM_EVERY", 1)  # and the slot registry
+    monkeypatch.setattr(slots, "VACUUM_EVERY", 1)  # every release vacuums the slot
+    monkeypatch.setattr(slots, "REGISTRY_VACUUM_EVERY", 1)  # and the slot registry
     engine = PostgresSandboxEngine(pg_url)
     template = Template(domain=toy_domain)
     try:
@@ -44,7 +43,7 @@ def test_freed_slots_are_vacuumed_by_the_maintenance_thread(
         schema = sandbox.schema  # type: ignore[attr-defined]
         before = vacuum_count(engine, schema), registry_vacuums(engine)
         sandbox.dispose()
-        engine._maintenance.submit(lambda: None).result(timeout=60)  # the queue is done up to here
+        engine.slots._maintenance.submit(lambda: None).result(timeout=60)  # the queue is done up to here
         assert vacuum_count(engine, schema) > before[0]
         assert registry_vacuums(engine) > before[1]
     finally:
@@ -92,7 +91,7 @@ def test_pruned_template_is_rebuilt_by_a_server_that_had_it_ready(fresh_pg_url: 
         serving.create("first", template).dispose()
         operator.prune([], keep_free=0)  # as if no server served this task any more
         sandbox = serving.create("second", template)  # its cached "ready" schema is gone: rebuilt
-        _, rows, _ = sandbox.readonly_query(
+        _, rows, _ = sandbox.readonly_select(
             "SELECT balance_cents FROM accounts WHERE id = 'AC-0001'", limit=1
         )
         assert rows == [[777]]

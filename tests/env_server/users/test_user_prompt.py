@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from env_server.llm.endpoint import MalformedOutput
 from env_server.users.base import TranscriptMessage
-from env_server.users.endpoint import MalformedOutput
 from env_server.users.prompt import (
     GREETING,
     STOP_TOKEN,

@@ -1,4 +1,4 @@
-"""Hotel tools called through their public seam (`validate` + `invoke`) on a seeded in-memory sandbox.
+"""Hotel tools run through the server's tool execution on a seeded in-memory sandbox.
 
 Each test adds the guests and bookings it needs on top of the seed, calls tools as the server does (commit
 on success, roll back on `ToolError`), and checks both the result and the database state.

@@ -1,4 +1,4 @@
-"""Insurance tools called through their public seam (`validate` + `invoke`) on a seeded in-memory sandbox.
+"""Insurance tools run through the server's tool execution on a seeded in-memory sandbox.
 
 Each test adds the customer and policy it needs on top of the seed (ids below the seeded ranges, so no
 seeded row interferes), calls tools as the server does (commit on success, roll back on `ToolError`), and

@@ -15,13 +15,11 @@ import pytest
 from sqlalchemy import create_engine, select
 from sqlalchemy.engine import Engine
 from sqlalchemy.orm import Session
-from sqlalchemy.pool import StaticPool
 
-from env_server.domain import ToolContext, ToolError
-from env_server.domain._context import internal_metadata
 from env_server.domains.retail import domain
 from env_server.sandbox.template import apply_patch
 from shared.tasks import GoldAction, Task
+from tests.domain_sandbox import build_database, engine_over, fresh_engine, replay_actions
 
 #: The action tasks (analytics tasks have their own checks in the analytics tests).
 ACTION_TASKS = [t for t in domain.tasks if t.kind == "action"]
@@ -30,13 +28,7 @@ TASKS = {task.id: task for task in ACTION_TASKS}
 
 
 def _seeded_engine() -> Engine:
-    engine = create_engine("sqlite://", poolclass=StaticPool)
-    domain.metadata.create_all(engine)
-    internal_metadata.create_all(engine)
-    with Session(engine) as session:
-        domain.seed(session, random.Random(domain.seed_value))
-        session.commit()
-    return engine
+    return engine_over(build_database(domain))
 
 
 def _dump(engine: Engine) -> dict[str, list[tuple[Any, ...]]]:
@@ -135,35 +127,20 @@ def test_task_actions_only_touch_the_tasks_own_customers_and_orders(task_id: str
                 assert action.args[name] in own, (action.tool, action.args[name])
 
 
-def _replay(template: Engine, task: Task, actions: list[GoldAction]) -> list[str]:
-    """Replay on a fresh copy of the seed plus the task's patch; return the ToolError messages."""
-    engine = create_engine("sqlite://", poolclass=StaticPool)
-    with template.connect() as src, engine.connect() as dst:
-        src.connection.driver_connection.backup(dst.connection.driver_connection)  # type: ignore[union-attr]
+def _replay(task: Task, actions: list[GoldAction]) -> list[str]:
+    """Replay on a fresh copy of the seed plus the task's patch; return the refusals as "tool: message"."""
+    engine = fresh_engine(domain)
     with engine.begin() as conn:
         apply_patch(conn, domain, task.initial_patch)
-    errors = []
-    for action in actions:
-        tool = domain.tools_by_name[action.tool]
-        with Session(engine) as session:
-            try:
-                tool.invoke(ToolContext(session=session, now=domain.now), tool.validate(action.args))
-                session.commit()
-            except ToolError as exc:
-                errors.append(f"{action.tool}: {exc}")
-    return errors
-
-
-@pytest.fixture(scope="module")
-def template() -> Engine:
-    return _seeded_engine()
+    with Session(engine) as session:
+        return replay_actions(session, domain, actions)
 
 
 @pytest.mark.parametrize("task_id", sorted(TASKS))
-def test_gold_and_wrong_trajectories_replay_without_refusals(template: Engine, task_id: str) -> None:
+def test_gold_and_wrong_trajectories_replay_without_refusals(task_id: str) -> None:
     task = TASKS[task_id]
-    assert _replay(template, task, task.gold_actions) == []
-    assert _replay(template, task, task.wrong_actions) == []
+    assert _replay(task, task.gold_actions) == []
+    assert _replay(task, task.wrong_actions) == []
 
 
 @pytest.mark.parametrize("task_id", sorted(TASKS))

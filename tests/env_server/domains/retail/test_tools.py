@@ -1,4 +1,4 @@
-"""Retail tools called through their public seam (`validate` + `invoke`) on a seeded in-memory sandbox.
+"""Retail tools run through the server's tool execution on a seeded in-memory sandbox.
 
 Each test builds the customer and orders it needs on top of the seed, calls tools like the server does
 (commit on success, roll back on `ToolError`), and checks both the result and the database state.

@@ -1,4 +1,4 @@
-"""Travel domain: tools called through the public seam on a seeded in-test SQLite sandbox, plus the seed,
+"""Travel domain: tools run through the server's tool execution on a seeded SQLite sandbox, plus the seed,
 policy and task-catalogue invariants."""
 
 from __future__ import annotations

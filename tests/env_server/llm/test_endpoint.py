@@ -8,8 +8,8 @@ import pytest
 from pydantic import ValidationError
 
 from env_server.errors import BackendError
+from env_server.llm.endpoint import ChatEndpoint, LLMEndpoint, RequestRejected
 from env_server.users.base import TranscriptMessage
-from env_server.users.endpoint import ChatEndpoint, LLMEndpoint, RequestRejected
 from env_server.users.llm import LLMUser
 from env_server.users.prompt import PROMPT_VERSION, STOP_TOKEN
 from shared.tasks import Task

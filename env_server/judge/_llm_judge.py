@@ -1,4 +1,4 @@
-"""`Judge`: answers yes/no rubric questions about what the agent told the user, one request per question."""
+"""`LLMJudge`: answers yes/no rubric questions about what the agent told the user, one request each."""
 
 from __future__ import annotations
 
@@ -12,8 +12,8 @@ from env_server.judge._prompt import (
     parse_verdict,
     response_formats,
 )
+from env_server.llm.endpoint import ChatEndpoint, LLMEndpoint, RequestRejected
 from env_server.scoring.communicate import agent_messages
-from env_server.users.endpoint import ChatEndpoint, LLMEndpoint, RequestRejected
 from shared.judge import JudgeMessage, Verdict
 
 #: How to ask for JSON: `auto` tries `json_schema`, then `json_object`, then plain text, keeping the first
@@ -30,7 +30,7 @@ def _refuses_format(exc: RequestRejected) -> bool:
     return exc.status in _FORMAT_REFUSED or "response_format" in exc.message
 
 
-class Judge:
+class LLMJudge:
     """An LLM judge over any OpenAI-compatible endpoint; always samples at temperature 0.
 
     It sees only the agent's messages to the user (never the user's lines, tool calls or tool outputs) and,

@@ -1,36 +1,24 @@
-"""Running one tool inside a sandbox: validation, transaction, and the agent/backend error split."""
+"""Running one tool call inside a sandbox: validation, transaction, and the agent/backend error split.
+
+Refusals are the agent's and come back as the call's `error`: a tool's `ToolError`, a value longer than its
+column (checked before the flush, see `env_server.sandbox.limits`), or a value the database refuses. A read
+tool runs in a transaction that is always rolled back. Anything else is the server's fault: `BackendError`.
+"""
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 from sqlalchemy.exc import DataError, IntegrityError, OperationalError
 
-from env_server.analytics import ANALYTICS_TOOLS
-from env_server.domain import Domain, Tool, ToolContext, ToolError
-from env_server.errors import BackendError, UnknownToolError
-from env_server.sandbox.base import Sandbox
+from env_server.domain import Tool, ToolContext, ToolError
+from env_server.errors import BackendError
+from env_server.execution.readonly import readonly_query
+from env_server.execution.selection import find_tool
+from env_server.sandbox import Sandbox
+from env_server.sandbox.bookkeeping import next_id_number
 from shared.models import ToolCallResult
-from shared.tasks import Task
-
-
-def episode_tools(task: Task, domain: Domain) -> dict[str, Tool]:
-    """The tools an agent gets for `task`: the domain's, plus SQL and an answer tool for analytics tasks."""
-    tools = dict(domain.tools_by_name)
-    if task.kind == "analytics":
-        tools.update({t.name: t for t in ANALYTICS_TOOLS})
-    return tools
-
-
-def find_tool(tools: dict[str, Tool], name: str, domain: str) -> Tool:
-    """The tool `name`, or `UnknownToolError` listing the valid names."""
-    try:
-        return tools[name]
-    except KeyError:
-        known = ", ".join(sorted(tools))
-        raise UnknownToolError(
-            f"domain '{domain}' has no tool '{name}' (tools: {known})", field="name"
-        ) from None
 
 
 def run_tool(
@@ -47,7 +35,12 @@ def run_tool(
     args = tool.validate(arguments)
     try:
         with sandbox.session(commit=tool.kind == "write") as session:  # reads take no writer lock
-            ctx = ToolContext(session=session, now=domain.now, query=sandbox.readonly_query)
+            ctx = ToolContext(
+                session=session,
+                now=domain.now,
+                query=partial(readonly_query, sandbox),
+                next_id_number=partial(next_id_number, session),
+            )
             output = tool.invoke(ctx, args)
     except ToolError as exc:
         return ToolCallResult(name=name, call_id=call_id, error=str(exc))
