@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from env_server.domain import ScenarioContext, ScenarioUnavailable, call, day_month, dollars, user_spec
+from env_server.domain import ScenarioContext, ScenarioUnavailable, call, day_month, dollars
 from env_server.domains.hotel.families._base import (
     EXTRA_PRICES,
     INVENTORY_LAST_NIGHT,
@@ -61,8 +61,7 @@ def cancel_refund(ctx: ScenarioContext) -> Task:
         difficulty_tags=["cancellation", "refund", f"{hotel.tier}-tier", f"{guest.tier}-member"],
         description=f"Cancel a {plan} booking {days_text(days)} before check-in at a {hotel.tier} hotel: "
         f"{percent}% refund.",
-        user=user_spec(
-            guest.persona(rng.choice(MOODS)),
+        user=guest.user(
             f"Cancel booking {bk['booking_id']} and get whatever refund applies",
             [
                 opening,
@@ -70,7 +69,8 @@ def cancel_refund(ctx: ScenarioContext) -> Task:
                 "Understood. Yes, please go ahead and cancel it.",
                 "Thank you, that's all.",
             ],
-            guest.known(booking_id=bk["booking_id"]),
+            detail=rng.choice(MOODS),
+            known={"booking_id": bk["booking_id"]},
             unknown=["the refund amount", "the cancellation rules"],
             instructions="Give your details when asked. Accept the refund the agent states and confirm.",
         ),
@@ -108,8 +108,7 @@ def cancel_quote(ctx: ScenarioContext) -> Task:
     return ctx.task(
         difficulty_tags=["cancellation", "refund", "communicate", f"{hotel.tier}-tier"],
         description=f"Quote the refund ({dollars(refund)}) of a cancellation {days} days out, then cancel.",
-        user=user_spec(
-            guest.persona(rng.choice(MOODS)),
+        user=guest.user(
             f"Find out what cancelling booking {bk['booking_id']} refunds, then cancel it",
             [
                 f"Hello, if I cancel booking {bk['booking_id']} at {hotel.row['name']} now, how much do I "
@@ -119,7 +118,8 @@ def cancel_quote(ctx: ScenarioContext) -> Task:
                 "OK, that works for me. Yes, please cancel it.",
                 "Thank you, that's all.",
             ],
-            guest.known(booking_id=bk["booking_id"]),
+            detail=rng.choice(MOODS),
+            known={"booking_id": bk["booking_id"]},
             unknown=["the refund amount"],
             instructions="Ask for the exact refund in dollars before agreeing; then confirm the "
             "cancellation.",
@@ -196,8 +196,7 @@ def change_booking(ctx: ScenarioContext) -> Task:
         "payments": [pay],
         "room_inventory": complete_inventory(ctx, hotel, rows),
     }
-    spec = user_spec(
-        guest.persona(rng.choice(MOODS)),
+    spec = guest.user(
         ask[0].upper() + ask[1:],
         [
             f"Hi, could you {ask}?",
@@ -207,7 +206,8 @@ def change_booking(ctx: ScenarioContext) -> Task:
             else "Yes, that's fine, please make the change.",
             "Thank you, that's all.",
         ],
-        guest.known(booking_id=bk["booking_id"]),
+        detail=rng.choice(MOODS),
+        known={"booking_id": bk["booking_id"]},
         unknown=["the new price", "the change rules"],
         instructions="Accept any price difference and fee the agent states. If the change is not allowed, "
         "accept that and keep the booking.",
@@ -263,8 +263,7 @@ def add_extra(ctx: ScenarioContext) -> Task:
         .initial_patch()
     )
     where = "I'm staying" if status == "checked_in" else "I have a booking"
-    spec = user_spec(
-        guest.persona(rng.choice(MOODS)),
+    spec = guest.user(
         f"Add {EXTRA_WORDS[extra]} to booking {bk['booking_id']}"
         + (" only if it is free" if only_if_free else ""),
         [
@@ -276,7 +275,8 @@ def add_extra(ctx: ScenarioContext) -> Task:
             else "Great, yes, please add it.",
             "Thank you, that's all.",
         ],
-        guest.known(booking_id=bk["booking_id"]),
+        detail=rng.choice(MOODS),
+        known={"booking_id": bk["booking_id"]},
         unknown=["the price of the extra", "the loyalty perks"],
         instructions="Only accept it if it is free."
         if only_if_free
@@ -350,8 +350,7 @@ def new_booking(ctx: ScenarioContext) -> Task:
         difficulty_tags=["new-booking", variant, f"{hotel.tier}-tier"],
         description=f"A new {variant} booking at the {'corporate' if corporate else 'public'} {plan} rate "
         f"({dollars(total)}).",
-        user=user_spec(
-            guest.persona(rng.choice(MOODS)),
+        user=guest.user(
             f"Book a {room['name']} at {hotel.row['name']}, {day_month(s.check_in)} to "
             f"{day_month(s.check_out)}",
             [
@@ -360,7 +359,8 @@ def new_booking(ctx: ScenarioContext) -> Task:
                 "Yes, please book it.",
                 "Thank you, that's all.",
             ],
-            guest.known(card=card["label"]),
+            detail=rng.choice(MOODS),
+            known={"card": card["label"]},
             unknown=["the room type ID", "the price"],
             instructions="Accept the rate and total the agent states and confirm the booking.",
         ),

@@ -117,8 +117,7 @@ def goodwill(ctx: ScenarioContext) -> Task:
     if logged:
         ticket = _ticket(ctx, guest, bk, category, problem, min(TODAY, s.check_out) - timedelta(days=1))
         tickets.append(ticket)
-        spec = user_spec(
-            guest.persona(rng.choice(MOODS)),
+        spec = guest.user(
             f"Get compensation for the problem logged in ticket {ticket['ticket_id']}",
             [
                 f"Hello, {when} at {hotel.row['name']}, booking {bk['booking_id']}. {problem} The front desk "
@@ -127,7 +126,8 @@ def goodwill(ctx: ScenarioContext) -> Task:
                 "Yes, please. Thank you." if points else "I see. Well, thanks for explaining.",
                 "Thank you, that's all.",
             ],
-            guest.known(booking_id=bk["booking_id"], ticket_id=ticket["ticket_id"]),
+            detail=rng.choice(MOODS),
+            known={"booking_id": bk["booking_id"], "ticket_id": ticket["ticket_id"]},
             unknown=["the goodwill rules"],
             instructions="Accept loyalty points if offered; accept a clear refusal.",
         )
@@ -162,8 +162,7 @@ def goodwill(ctx: ScenarioContext) -> Task:
             ],
             communicate=[decisive],
         )
-    spec = user_spec(
-        guest.persona(rng.choice(MOODS)),
+    spec = guest.user(
         f"Report a problem with stay {bk['booking_id']}",
         [
             f"Hi, {when} at {hotel.row['name']}, booking {bk['booking_id']}. {problem} "
@@ -172,7 +171,8 @@ def goodwill(ctx: ScenarioContext) -> Task:
             "Yes, please log it. Thanks.",
             "Thank you, that's all.",
         ],
-        guest.known(booking_id=bk["booking_id"]),
+        detail=rng.choice(MOODS),
+        known={"booking_id": bk["booking_id"]},
         unknown=["the goodwill rules"],
         instructions="Report the problem; accept that no points are due if the agent says so.",
     )
@@ -218,8 +218,7 @@ def contact_update(ctx: ScenarioContext) -> Task:
     return ctx.task(
         difficulty_tags=["contact", "identity", what],
         description=f"A verified guest updates their {what if what != 'both' else 'phone and email'}.",
-        user=user_spec(
-            guest.persona(rng.choice(MOODS)),
+        user=guest.user(
             "Update the contact details on the profile",
             [
                 f"Hi, please update my profile: {' and '.join(asks)}. My current email is "
@@ -228,7 +227,8 @@ def contact_update(ctx: ScenarioContext) -> Task:
                 "Yes, that's right, thank you.",
                 "Thank you, that's all.",
             ],
-            guest.known(**args),
+            detail=rng.choice(MOODS),
+            known=args,
             instructions="Give your details when asked and confirm the new contact details.",
         ),
         initial_patch={"guests": [guest.row]},
@@ -376,8 +376,7 @@ def multi_request(ctx: ScenarioContext) -> Task:
         difficulty_tags=["multi-step", "contact", "cancellation", second_write.tool],
         description=f"Three requests: new phone, cancel one booking ({percent}% refund), and "
         f"{'an extra' if second_write.tool == 'add_booking_extra' else 'a date change'} on the other.",
-        user=user_spec(
-            guest.persona("methodical"),
+        user=guest.user(
             f"Update the phone number, cancel {a['booking_id']} and {second_ask}",
             [
                 f"Hi, a few things: my new phone is {spoken_phone(phone)}; please cancel booking "
@@ -387,7 +386,12 @@ def multi_request(ctx: ScenarioContext) -> Task:
                 "Yes, please do all of that.",
                 "Thank you, that's all.",
             ],
-            guest.known(new_phone=phone, booking_to_cancel=a["booking_id"], other_booking=b["booking_id"]),
+            detail="methodical",
+            known={
+                "new_phone": phone,
+                "booking_to_cancel": a["booking_id"],
+                "other_booking": b["booking_id"],
+            },
             unknown=["the refund", "the prices"],
             instructions="Give all requests at once and confirm the agent's summary, whatever the amounts.",
         ),
