@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from env_server.domain import ScenarioContext, call, dollars_and_cents, month_day_year, user_spec
+from env_server.domain import ScenarioContext, call, dollars_and_cents, month_day_year
 from env_server.domains.insurance.families._common import REINSTATE_WINDOW_DAYS, THANKS, TODAY, ceil_div
 from env_server.domains.insurance.families._scene import Scene
 from env_server.domains.insurance.tools.billing import MAX_INSTALMENTS, MIN_INSTALMENTS
@@ -24,15 +24,9 @@ def instalment_plan(ctx: ScenarioContext) -> Task:
     tell_amount = rng.random() < 0.5
     refused = status == "lapsed" or count > MAX_INSTALMENTS
     pid = holder.policy_id
-    user = user_spec(
-        persona=holder.persona("behind on premium payments"),
-        goal=f"Spread the past-due premium on policy {pid} over {asked} monthly payments",
-        known=holder.known(policy_id=pid),
-        unknown=["the past-due amount", "how many instalments the rules allow"],
-        instructions=f"Ask for {asked} payments. If the agent explains the number is fixed by the "
-        f"rules, accept the "
-        "number it gives; if it says you are not eligible, accept that. Do not offer to pay now.",
-        script=[
+    user = holder.user(
+        f"Spread the past-due premium on policy {pid} over {asked} monthly payments",
+        [
             f"{holder.hello()} I'm behind on my car insurance, policy {pid}. Could I spread what I owe "
             f"over {asked} monthly payments?",
             holder.identity_line() + ("" if refused or not tell_amount else " How much is each payment?"),
@@ -42,6 +36,12 @@ def instalment_plan(ctx: ScenarioContext) -> Task:
                 else ["Okay, if that's what the rules allow, yes, go ahead.", THANKS]
             ),
         ],
+        detail="behind on premium payments",
+        known={"policy_id": pid},
+        unknown=["the past-due amount", "how many instalments the rules allow"],
+        instructions=f"Ask for {asked} payments. If the agent explains the number is fixed by the "
+        f"rules, accept the "
+        "number it gives; if it says you are not eligible, accept that. Do not offer to pay now.",
     )
     reads = [holder.find(), call("get_billing_account", policy_id=pid)]
     plan = call("create_instalment_plan", policy_id=pid, instalment_count=count)
@@ -93,15 +93,9 @@ def reinstate_lapsed(ctx: ScenarioContext) -> Task:
     )
     tell_amount = rng.random() < 0.5
     refused = days > REINSTATE_WINDOW_DAYS
-    user = user_spec(
-        persona=holder.persona("let the policy lapse after a job change and wants to drive again"),
-        goal=f"Get lapsed policy {pid} back in force",
-        known=holder.known(policy_id=pid, lapse="missed payments, coverage stopped"),
-        unknown=["the exact past-due amount", "the reinstatement rules"],
-        instructions="Ask to reinstate. If the agent says the whole past-due amount must be paid, agree "
-        "to pay it in "
-        "full from the card or account on file. If it says the policy cannot be reinstated, accept it.",
-        script=[
+    user = holder.user(
+        f"Get lapsed policy {pid} back in force",
+        [
             f"{holder.hello()} My policy {pid} lapsed on {month_day_year(lapsed_on)} because I missed "
             f"payments. "
             "I'd like to get it reinstated." + offer_line,
@@ -115,6 +109,12 @@ def reinstate_lapsed(ctx: ScenarioContext) -> Task:
                 ]
             ),
         ],
+        detail="let the policy lapse after a job change and wants to drive again",
+        known={"policy_id": pid, "lapse": "missed payments, coverage stopped"},
+        unknown=["the exact past-due amount", "the reinstatement rules"],
+        instructions="Ask to reinstate. If the agent says the whole past-due amount must be paid, agree "
+        "to pay it in "
+        "full from the card or account on file. If it says the policy cannot be reinstated, accept it.",
     )
     reads = [holder.find(), call("get_policy", policy_id=pid), call("get_billing_account", policy_id=pid)]
     pay = [

@@ -10,7 +10,6 @@ from env_server.domain import (
     call,
     dollars_and_cents,
     month_day_year,
-    user_spec,
     whole_dollars,
 )
 from env_server.domains.insurance.families._common import (
@@ -83,21 +82,21 @@ def vehicle_swap(ctx: ScenarioContext) -> Task:
             f"{args['license_number']} ({args['license_state']}); "
             "please add them as a driver."
         )
-    user = user_spec(
-        persona=holder.persona("just traded in a car"),
-        goal=f"Replace the {car(old)} with the new {car(new)} on policy {pid}"
+    user = holder.user(
+        f"Replace the {car(old)} with the new {car(new)} on policy {pid}"
         + (" and add a young driver" if extra else ""),
-        known=holder.known(policy_id=pid, new_vehicle=describe_car(new), old_vehicle=car(old)),
-        unknown=["vehicle ids", "the new premium"],
-        instructions="Give the details when asked and confirm the changes. Accept ID cards by email. If "
-        "the agent says the old car cannot come off yet, accept that.",
-        script=[
+        [
             f"{holder.hello()} I traded in my {car(old)} today for a new car and need to switch the "
             f"insurance on policy {pid}.",
             f"{holder.identity_line()} {describe_car(new)}{driver_line}",
             "Yes, that's all correct, please go ahead.",
             THANKS,
         ],
+        detail="just traded in a car",
+        known={"policy_id": pid, "new_vehicle": describe_car(new), "old_vehicle": car(old)},
+        unknown=["vehicle ids", "the new premium"],
+        instructions="Give the details when asked and confirm the changes. Accept ID cards by email. If "
+        "the agent says the old car cannot come off yet, accept that.",
     )
     head = [holder.find(), holder.verify(), call("get_policy", policy_id=pid)]
     if variant == "claim-blocks":
@@ -142,19 +141,19 @@ def deductible_change(ctx: ScenarioContext) -> Task:
     refused = status == "lapsed" or (lowering and claim is not None)
     premium = holder.premium_with(**{column: target})
     reason = "lower my out-of-pocket costs" if lowering else "bring my premium down"
-    user = user_spec(
-        persona=holder.persona("reviewing the policy's coverages"),
-        goal=f"Change the {coverage} deductible on policy {pid} to {whole_dollars(target)}",
-        known=holder.known(policy_id=pid),
-        unknown=["the current deductibles", "the new premium", "the rules on deductible changes"],
-        instructions=f"Ask for a {whole_dollars(target)} {coverage} deductible and to be told the new "
-        "monthly premium. Confirm when asked. If the agent refuses, accept it.",
-        script=[
+    user = holder.user(
+        f"Change the {coverage} deductible on policy {pid} to {whole_dollars(target)}",
+        [
             f"{holder.hello()} I'd like to change the {coverage} deductible on policy {pid} to "
             f"{whole_dollars(target)} to {reason}. What would my monthly premium be?",
             holder.identity_line(),
             *(["I understand, leave it then."] if refused else [f"Yes, {coverage} only, go ahead.", THANKS]),
         ],
+        detail="reviewing the policy's coverages",
+        known={"policy_id": pid},
+        unknown=["the current deductibles", "the new premium", "the rules on deductible changes"],
+        instructions=f"Ask for a {whole_dollars(target)} {coverage} deductible and to be told the new "
+        "monthly premium. Confirm when asked. If the agent refuses, accept it.",
     )
     change = call("change_deductible", policy_id=pid, coverage=coverage, deductible_cents=target)
     reads = [holder.find(), call("get_policy", policy_id=pid), call("list_claims", policy_id=pid)]

@@ -15,7 +15,6 @@ from env_server.domain import (
     call,
     dollars_and_cents,
     month_day_year,
-    user_spec,
     whole_dollars,
 )
 from env_server.domains.insurance.families._common import (
@@ -96,18 +95,9 @@ def not_fileable(ctx: ScenarioContext) -> Task:
         injuries=False,
         description=INCIDENT[cause].capitalize() + ".",
     )
-    user = user_spec(
-        persona=holder.persona("wants the damage paid"),
-        goal=f"File a claim for the {car(vehicle)} on policy {pid}",
-        known=holder.known(
-            policy_id=pid,
-            incident=f"{INCIDENT[cause]} on {incident}; repair estimate {dollars_and_cents(estimate)}; "
-            f"nobody was hurt",
-        ),
-        unknown=["the claim rules"],
-        instructions="Give the incident details when asked. If the agent says the claim cannot be filed, "
-        "ask once whether an exception is possible, then accept.",
-        script=[
+    user = holder.user(
+        f"File a claim for the {car(vehicle)} on policy {pid}",
+        [
             f"{holder.hello()} I need to file a claim on policy {pid} for my {car(vehicle)}: "
             f"{INCIDENT[cause]}.",
             f"{holder.identity_line()} It happened on {month_day_year(incident)} and the shop estimates "
@@ -115,6 +105,15 @@ def not_fileable(ctx: ScenarioContext) -> Task:
             "Can't you make an exception?",
             "Okay, I understand.",
         ],
+        detail="wants the damage paid",
+        known={
+            "policy_id": pid,
+            "incident": f"{INCIDENT[cause]} on {incident}; repair estimate {dollars_and_cents(estimate)}; "
+            f"nobody was hurt",
+        },
+        unknown=["the claim rules"],
+        instructions="Give the incident details when asked. If the agent says the claim cannot be filed, "
+        "ask once whether an exception is possible, then accept.",
     )
     return ctx.task(
         difficulty_tags=[
@@ -173,14 +172,14 @@ def decide_claim(ctx: ScenarioContext) -> Task:
         "app says it's waiting for a decision. Can you finish it and tell me what I'll get?",
         holder.identity_line() + hurt,
     ]
-    user = user_spec(
-        persona=holder.persona("filed a claim online and wants it paid"),
-        goal=f"Get claim {cid} on policy {pid} decided and paid",
-        known=holder.known(policy_id=pid, claim_id=cid, incident=INCIDENT[cause]),
+    user = holder.user(
+        f"Get claim {cid} on policy {pid} decided and paid",
+        script,
+        detail="filed a claim online and wants it paid",
+        known={"policy_id": pid, "claim_id": cid, "incident": INCIDENT[cause]},
         unknown=["the approval limits", "the deductible"],
         instructions="Ask for the claim to be paid. Accept an adjuster review if the agent explains it; "
         "agree to upload a police report if asked.",
-        script=script,
     )
     head = [holder.find(), holder.verify(), call("get_claim", claim_id=cid)]
     user.script.append(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import date
 
-from env_server.domain import ScenarioContext, call, month_day_year, user_spec
+from env_server.domain import ScenarioContext, call, month_day_year
 from env_server.domains.insurance.families._common import (
     ID_CARDS_SETTLED,
     KIN,
@@ -79,14 +79,9 @@ def change_by_status(ctx: ScenarioContext) -> Task:
             f"{args['license_state']} licence {args['license_number']}; lives with me."
         )
         what = "driver"
-    user = user_spec(
-        persona=holder.persona(f"wants to add a {what}"),
-        goal=wish[0].upper() + wish[1:],
-        known=holder.known(policy_id=pid, details=details),
-        unknown=["the policy's current status rules"],
-        instructions="Give the details when asked and confirm the change. If the agent refuses or "
-        "proposes a review instead, accept that; do not ask for anything else.",
-        script=[
+    user = holder.user(
+        wish[0].upper() + wish[1:],
+        [
             f"{holder.hello()} I'd like to {wish}.",
             f"{holder.identity_line()} {details}",
             *(
@@ -95,6 +90,11 @@ def change_by_status(ctx: ScenarioContext) -> Task:
                 else ["Yes, that's right, please go ahead.", THANKS]
             ),
         ],
+        detail=f"wants to add a {what}",
+        known={"policy_id": pid, "details": details},
+        unknown=["the policy's current status rules"],
+        instructions="Give the details when asked and confirm the change. If the agent refuses or "
+        "proposes a review instead, accept that; do not ask for anything else.",
     )
     reads = [holder.find(), call("get_policy", policy_id=pid)]
     fields = {"user": user, "initial_patch": scene.initial_patch()}
@@ -191,18 +191,18 @@ def exclude_by_state(ctx: ScenarioContext) -> Task:
         details = f"It's {who} on policy {pid}."
         settled = {}
     refused = variant != "moved-out" and no_exclusions
-    user = user_spec(
-        persona=holder.persona(f"rating state {state}"),
-        goal=f"Change whether {who} is covered on policy {pid}",
-        known=holder.known(policy_id=pid, person=who),
-        unknown=["the state rules on driver exclusions"],
-        instructions="Confirm the change when asked. If the agent says it cannot be done in your state, "
-        "accept that and do not ask for a removal or anything else instead.",
-        script=[
+    user = holder.user(
+        f"Change whether {who} is covered on policy {pid}",
+        [
             f"{holder.hello()} On policy {pid}: {ask}.",
             f"{holder.identity_line()} {details}",
             *(["I see, then leave it as it is. Thanks."] if refused else ["Yes, please go ahead.", THANKS]),
         ],
+        detail=f"rating state {state}",
+        known={"policy_id": pid, "person": who},
+        unknown=["the state rules on driver exclusions"],
+        instructions="Confirm the change when asked. If the agent says it cannot be done in your state, "
+        "accept that and do not ask for a removal or anything else instead.",
     )
     reads = [holder.find(), call("get_policy", policy_id=pid)]
     tags = ["drivers", "exclusion" if variant != "moved-out" else "removal", "state-rules"]
@@ -249,18 +249,18 @@ def vehicle_rules(ctx: ScenarioContext) -> Task:
         vehicle.year = rng.randint(1978, UNDERWRITING_MAX_YEAR)
     change = add_vehicle(vehicle)
     refused = variant in ("fifth", "uncovered")
-    user = user_spec(
-        persona=holder.persona("just got another vehicle"),
-        goal=f"Add a {car(vehicle)} to policy {pid}",
-        known=holder.known(policy_id=pid, vehicle=describe_car(vehicle)),
-        unknown=["the vehicle rules"],
-        instructions="Give the vehicle details and confirm. If the agent refuses or proposes a review by "
-        "another team, accept that.",
-        script=[
+    user = holder.user(
+        f"Add a {car(vehicle)} to policy {pid}",
+        [
             f"{holder.hello()} I need to add a vehicle to my policy {pid}.",
             f"{holder.identity_line()} {describe_car(vehicle)}",
             *(["Okay, I understand. Thank you."] if refused else ["Yes, please go ahead.", THANKS]),
         ],
+        detail="just got another vehicle",
+        known={"policy_id": pid, "vehicle": describe_car(vehicle)},
+        unknown=["the vehicle rules"],
+        instructions="Give the vehicle details and confirm. If the agent refuses or proposes a review by "
+        "another team, accept that.",
     )
     reads = [holder.find(), call("get_policy", policy_id=pid)]
     patch = scene.initial_patch()
