@@ -39,9 +39,8 @@ def instalment_plan(ctx: ScenarioContext) -> Task:
         detail="behind on premium payments",
         known={"policy_id": pid},
         unknown=["the past-due amount", "how many instalments the rules allow"],
-        instructions=f"Ask for {asked} payments. If the agent explains the number is fixed by the "
-        f"rules, accept the "
-        "number it gives; if it says you are not eligible, accept that. Do not offer to pay now.",
+        instructions=f"Ask for {asked} payments. If the agent explains the number is fixed by the rules, "
+        "accept the number it gives; if it says you are not eligible, accept that. Do not offer to pay now.",
     )
     reads = [holder.find(), call("get_billing_account", policy_id=pid)]
     plan = call("create_instalment_plan", policy_id=pid, instalment_count=count)
@@ -51,8 +50,7 @@ def instalment_plan(ctx: ScenarioContext) -> Task:
         return ctx.task(
             difficulty_tags=["billing", "instalment-plan", "refusal", "calculation"],
             description=f"Catch-up plan refused ({why}): {dollars_and_cents(past_due)} past due on a "
-            f"{dollars_and_cents(premium)} "
-            "premium.",
+            f"{dollars_and_cents(premium)} premium.",
             user=user,
             initial_patch=scene.initial_patch(),
             gold_actions=reads,
@@ -65,9 +63,8 @@ def instalment_plan(ctx: ScenarioContext) -> Task:
         )
     return ctx.task(
         difficulty_tags=["billing", "instalment-plan", "calculation"],
-        description=f"{dollars_and_cents(past_due)} past due on a {dollars_and_cents(premium)} premium: "
-        f"the plan has {count} "
-        f"instalments, not the {asked} asked for.",
+        description=f"{dollars_and_cents(past_due)} past due on a {dollars_and_cents(premium)} premium: the "
+        f"plan has {count} instalments, not the {asked} asked for.",
         user=user,
         initial_patch=scene.initial_patch(),
         gold_actions=[*reads[:1], holder.verify(), reads[1], plan],

@@ -78,9 +78,8 @@ def vehicle_swap(ctx: ScenarioContext) -> Task:
         settled |= driver_settled(args, f"my {args['relationship']} {args['first_name']} will drive it")
         driver_line = (
             f" Also, my {args['relationship']} {args['first_name']} {args['last_name']} will drive it: born "
-            f"{month_day_year(date.fromisoformat(args['date_of_birth']))}, licence "
-            f"{args['license_number']} ({args['license_state']}); "
-            "please add them as a driver."
+            f"{month_day_year(date.fromisoformat(args['date_of_birth']))}, licence {args['license_number']} "
+            f"({args['license_state']}); please add them as a driver."
         )
     user = holder.user(
         f"Replace the {car(old)} with the new {car(new)} on policy {pid}"

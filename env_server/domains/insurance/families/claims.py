@@ -167,9 +167,8 @@ def decide_claim(ctx: ScenarioContext) -> Task:
     refer = estimate >= ADJUSTER_THRESHOLD_CENTS or injuries or cause == "theft"
     hurt = " My passenger hurt her neck and saw a doctor." if injuries else " Nobody was hurt."
     script = [
-        f"{holder.hello()} I reported claim {cid} online on {month_day_year(reported)}: "
-        f"{INCIDENT[cause]}. The "
-        "app says it's waiting for a decision. Can you finish it and tell me what I'll get?",
+        f"{holder.hello()} I reported claim {cid} online on {month_day_year(reported)}: {INCIDENT[cause]}. "
+        "The app says it's waiting for a decision. Can you finish it and tell me what I'll get?",
         holder.identity_line() + hurt,
     ]
     user = holder.user(
@@ -216,8 +215,7 @@ def decide_claim(ctx: ScenarioContext) -> Task:
     return ctx.task(
         difficulty_tags=["claims", "deductible", "payout", "communicate"],
         description=f"A {dollars_and_cents(estimate)} {coverage} claim is approved: "
-        f"{dollars_and_cents(payout)} after the "
-        f"{dollars_and_cents(claim.deductible_cents)} deductible.",
+        f"{dollars_and_cents(payout)} after the {dollars_and_cents(claim.deductible_cents)} deductible.",
         user=user,
         initial_patch=scene.initial_patch(),
         gold_actions=[*head, call("approve_claim_payout", claim_id=cid)],

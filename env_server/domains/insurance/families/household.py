@@ -168,8 +168,7 @@ def exclude_by_state(ctx: ScenarioContext) -> Task:
         )
         details = (
             f"{who}, born {month_day_year(date.fromisoformat(args['date_of_birth']))}, "
-            f"{args['license_state']} licence "
-            f"{args['license_number']}."
+            f"{args['license_state']} licence {args['license_number']}."
         )
         settled = driver_settled(change.args, f"my roommate {who} just moved in")
     else:

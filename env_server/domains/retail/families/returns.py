@@ -79,9 +79,8 @@ def return_fee(ctx: ScenarioContext) -> Task:
     tell = rng.random() < 0.5
     return ctx.task(
         difficulty_tags=["return", "fee-waiver" if waived else "fee-charged", "generated"],
-        description=f"{TIER[person.tier].name} member returns {_units(line, returned)} ({reason}): "
-        f"fee {'waived' if waived else 'charged'}, refund {dollars_and_cents(refund)} to the original "
-        f"payment.",
+        description=f"{TIER[person.tier].name} member returns {_units(line, returned)} ({reason}): fee "
+        f"{'waived' if waived else 'charged'}, refund {dollars_and_cents(refund)} to the original payment.",
         user=person.user(
             goal=f"Return {_units(line, returned)} from order {order.id}.",
             known={"order_id": order.id},

@@ -153,8 +153,7 @@ def basic_no_change(ctx: ScenarioContext) -> Task:
             + (" Ask once whether paying a fee would help." if offer else ""),
             script=[
                 f"Hello, I need to switch my flight on reservation {trip.reservation_id}: I'm on "
-                f"{_flight_phrase(current)} and want {target['flight_number']} on "
-                f"{month_day(when(target))}.",
+                f"{_flight_phrase(current)} and want {target['flight_number']} on {month_day(when(target))}.",
                 holder.identity_line(),
                 ("What if I pay a change fee? ... " if offer else "") + "Okay, then I'll keep it as it is.",
             ],
