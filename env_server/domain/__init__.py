@@ -1,21 +1,41 @@
 """The public domain API: everything a domain plug-in needs, and nothing else.
 
 A domain package imports only from here (and SQLAlchemy/pydantic); see `env_server/domains/hotel` for the
-model to follow.
+model to follow. Besides tables, tools and views, it holds the scenario kit a domain's families build
+generated tasks with: `ScenarioPatch` for the rows, `call` and `user_spec` for the typed gold actions and
+user, a `Caller` for the customer, the money and date wording, and the identity rule of write tools.
 """
 
+from env_server.domain._caller import Caller
 from env_server.domain._conduct import Conduct
 from env_server.domain._context import ToolContext, ToolError
 from env_server.domain._domain import Domain, collect_tools, load_task_text, volatile
-from env_server.domain._family import ScenarioContext, ScenarioFamily, ScenarioPatch, ScenarioUnavailable
+from env_server.domain._family import (
+    ScenarioContext,
+    ScenarioFamily,
+    ScenarioPatch,
+    ScenarioUnavailable,
+)
+from env_server.domain._gold import call, user_spec
+from env_server.domain._identity import is_verified
 from env_server.domain._ids import FIRST_GENERATED_ID
 from env_server.domain._schema import allowed_values, one_of
 from env_server.domain._tables import IdentityVerificationTable, named_metadata
 from env_server.domain._tool import Tool, ToolKind, tool
 from env_server.domain._view import RowView
-from shared.tasks import GoldAction
+from env_server.domain._wording import (
+    day_month,
+    day_month_year,
+    dollars,
+    dollars_and_cents,
+    month_day,
+    month_day_year,
+    whole_dollars,
+)
+from shared.tasks import GoldAction, UserSpec
 
 __all__ = [
+    "Caller",
     "FIRST_GENERATED_ID",
     "Conduct",
     "Domain",
@@ -30,11 +50,22 @@ __all__ = [
     "ToolContext",
     "ToolError",
     "ToolKind",
+    "UserSpec",
     "allowed_values",
+    "call",
     "collect_tools",
+    "day_month",
+    "day_month_year",
+    "dollars",
+    "dollars_and_cents",
+    "is_verified",
     "load_task_text",
+    "month_day",
+    "month_day_year",
     "named_metadata",
     "one_of",
     "tool",
+    "user_spec",
     "volatile",
+    "whole_dollars",
 ]

@@ -10,10 +10,10 @@ from __future__ import annotations
 import random
 import re
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import Any, ClassVar, Self
 
 from env_server.domain._ids import FIRST_GENERATED_ID
 from shared.tasks import Task, TaskKind
@@ -122,19 +122,41 @@ class ScenarioPatch:
     """The rows one generated task adds on top of the seed, table by table: its `initial_patch`.
 
     A domain's families subclass it with builders of fresh rows (a customer, an order and its lines...).
+    Tables come out in the order they were first added, or in the subclass's `table_order`, where a table
+    it does not name comes last and is never dropped. The order is only how the task file lists them: a
+    sandbox loads a patch in foreign-key order whatever the order of its tables.
     """
 
     ctx: ScenarioContext
     patch: defaultdict[str, list[dict[str, Any]]] = field(default_factory=lambda: defaultdict(list))
+    #: The order of the tables in `initial_patch()`; empty keeps the order in which they were added.
+    table_order: ClassVar[Sequence[str]] = ()
 
     @property
     def rng(self) -> random.Random:
         """The draw's RNG."""
         return self.ctx.rng
 
+    def add(
+        self, *patches: Mapping[str, Iterable[dict[str, Any]]], **tables: Iterable[dict[str, Any]]
+    ) -> Self:
+        """Append rows table by table: those of each patch in turn, then those given by table name.
+
+        A table given no rows is left out, as if it had not been named.
+        """
+        for rows_by_table in (*patches, tables):
+            for table, rows in rows_by_table.items():
+                if listed := list(rows):
+                    self.patch[table].extend(listed)
+        return self
+
     def initial_patch(self) -> dict[str, list[dict[str, Any]]]:
-        """The patch, as a plain dict."""
-        return dict(self.patch)
+        """The patch, as a plain dict (in `table_order` when the subclass sets one)."""
+        if not self.table_order:
+            return dict(self.patch)
+        rank = {table: i for i, table in enumerate(self.table_order)}
+        ordered = sorted(self.patch, key=lambda table: rank.get(table, len(rank)))
+        return {table: self.patch[table] for table in ordered}
 
 
 def benchmark_entity_ids(tasks: Iterable[Task]) -> frozenset[str]:

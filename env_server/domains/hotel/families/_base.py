@@ -1,12 +1,12 @@
-"""What every hotel scenario family shares: builders of fresh rows, stays priced night by night, wording."""
+"""What every hotel scenario family shares: the guest who calls, fresh rows, stays priced night by night."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import date, timedelta
-from typing import Any
+from typing import Any, ClassVar
 
-from env_server.domain import ScenarioContext, ScenarioUnavailable
+from env_server.domain import Caller, ScenarioContext, ScenarioPatch, ScenarioUnavailable, day_month_year
 from env_server.domains.hotel.families._rules import HOTEL_TIERS, LOYALTY_POINTS, LOYALTY_TIERS, TODAY
 from env_server.domains.hotel.pricing import stay_nights, stay_price_cents
 from env_server.domains.hotel.seed import (
@@ -22,28 +22,12 @@ from env_server.domains.hotel.seed import (
 Row = dict[str, Any]
 Patch = dict[str, list[Row]]
 
-# -- wording ---------------------------------------------------------------------------------------------
-
-
-def long_date(d: date) -> str:
-    """How people say a date: "14 May 1988"."""
-    return f"{d.day} {d:%B %Y}"
-
-
-def short_date(d: date) -> str:
-    """A date within the season: "14 October"."""
-    return f"{d.day} {d:%B}"
+# -- wording (money and dates come from the domain API: `dollars`, `day_month`, `day_month_year`) -------
 
 
 def days_text(days: int) -> str:
     """A number of days in words: "1 day", "3 days"."""
     return f"{days} day" if days == 1 else f"{days} days"
-
-
-def dollars(cents: int) -> str:
-    """Money as people write it: "$1,450" or "$292.50"."""
-    whole, part = divmod(cents, 100)
-    return f"${whole:,}" if part == 0 else f"${whole:,}.{part:02d}"
 
 
 def spoken_phone(phone: str) -> str:
@@ -56,14 +40,63 @@ def spoken_phone(phone: str) -> str:
 MAIL_DOMAINS = ("mailbox.example", "post.example", "inbox.example", "webmail.example", "fastmail.example")
 
 
-def new_guest(ctx: ScenarioContext, *, tier: str | None = None, **extra: Any) -> Row:
-    """A fresh guest profile (a `guests` row) with a drawn name, contact details, birth date and tier."""
+@dataclass
+class Guest(Caller):
+    """A fresh guest profile (its `guests` row) and what the guest says and knows when they call."""
+
+    row: Row
+    identity_tool: ClassVar[str] = "verify_guest_identity"
+
+    @property
+    def id(self) -> str:
+        """The guest ID."""
+        return str(self.row["guest_id"])
+
+    @property
+    def tier(self) -> str:
+        """The guest's loyalty tier."""
+        return str(self.row["loyalty_tier"])
+
+    @property
+    def name(self) -> str:
+        """First and last name."""
+        return f"{self.row['first_name']} {self.row['last_name']}"
+
+    def identity_args(self) -> dict[str, Any]:
+        """The `verify_guest_identity` arguments of a guest who gives their own details."""
+        return {
+            "guest_id": self.id,
+            "last_name": self.row["last_name"],
+            "date_of_birth": self.row["date_of_birth"],
+        }
+
+    def identity_facts(self) -> dict[str, Any]:
+        """What a guest knows about themselves."""
+        return {
+            "email": self.row["email"],
+            "last_name": self.row["last_name"],
+            "date_of_birth": self.row["date_of_birth"],
+        }
+
+    def identity_line(self) -> str:
+        """A user line giving the last name and date of birth."""
+        return (
+            f"{self.row['last_name']}, born {day_month_year(date.fromisoformat(self.row['date_of_birth']))}."
+        )
+
+    def persona(self, detail: str = "") -> str:
+        """Who the user is: "Amara Becker, a gold member; <detail>"."""
+        return f"{self.name}, a {self.tier} member; {detail}"
+
+
+def new_guest(ctx: ScenarioContext, *, tier: str | None = None, **extra: Any) -> Guest:
+    """A fresh guest with a drawn name, contact details, birth date and tier."""
     rng = ctx.rng
     guest_id = ctx.new_id("G")
     first, last = rng.choice(FIRST_NAMES), rng.choice(LAST_NAMES)
     tier = tier or rng.choices(LOYALTY_TIERS, (35, 25, 22, 18))[0]
     low, high = LOYALTY_POINTS.get(tier, (40_000, 120_000))
-    return {
+    row = {
         "guest_id": guest_id,
         "first_name": first,
         "last_name": last,
@@ -75,15 +108,16 @@ def new_guest(ctx: ScenarioContext, *, tier: str | None = None, **extra: Any) ->
         "loyalty_points": rng.randint(low, high),
         **extra,
     }
+    return Guest(row)
 
 
-def new_card(ctx: ScenarioContext, guest: Row) -> Row:
+def new_card(ctx: ScenarioContext, guest: Guest) -> Row:
     """A fresh card of `guest` (a `payment_methods` row)."""
     label = f"{ctx.rng.choice(CARD_BRANDS)} ending {ctx.rng.randint(0, 9999):04d}"
     return {
         "payment_method_id": ctx.new_id("PM"),
         "kind": "card",
-        "guest_id": guest["guest_id"],
+        "guest_id": guest.id,
         "label": label,
     }
 
@@ -114,35 +148,6 @@ COMPANY_WORDS = (
     "Meridia",
 )
 COMPANY_KINDS = ("Consulting", "Robotics", "Partners", "Pharma", "Logistics", "Media", "Capital", "Foods")
-
-
-def identity(guest: Row) -> dict[str, str]:
-    """The `verify_guest_identity` arguments of a guest who gives their own details."""
-    return {
-        "guest_id": guest["guest_id"],
-        "last_name": guest["last_name"],
-        "date_of_birth": guest["date_of_birth"],
-    }
-
-
-def says_identity(guest: Row) -> str:
-    """A user line giving the last name and date of birth."""
-    return f"{guest['last_name']}, born {long_date(date.fromisoformat(guest['date_of_birth']))}."
-
-
-def known(guest: Row, **more: Any) -> dict[str, Any]:
-    """The facts a guest can give about themselves (`known_info`)."""
-    return {
-        "email": guest["email"],
-        "last_name": guest["last_name"],
-        "date_of_birth": guest["date_of_birth"],
-        **more,
-    }
-
-
-def persona(guest: Row, who: str) -> str:
-    """Who the user is: "Amara Becker, a gold member; <who>"."""
-    return f"{guest['first_name']} {guest['last_name']}, a {guest['loyalty_tier']} member; {who}"
 
 
 # -- what fixes the gold's values (a task's `determined_by`) -------------------------------------------
@@ -298,7 +303,7 @@ def stay_in_progress(
     return stay(ctx, hotel, room_type, check_in, (TODAY - check_in).days + ctx.rng.randint(*left))
 
 
-def guest_at_hotel(ctx: ScenarioContext) -> tuple[Hotel, Row, Row, Row]:
+def guest_at_hotel(ctx: ScenarioContext) -> tuple[Hotel, Guest, Row, Row]:
     """A hotel, a fresh guest, the guest's card and a room type of the hotel: a one-guest scene's cast."""
     hotel = pick_hotel(ctx)
     guest = new_guest(ctx)
@@ -345,7 +350,7 @@ def complete_inventory(ctx: ScenarioContext, hotel: Hotel, rows: list[Row]) -> l
 
 def booking(
     ctx: ScenarioContext,
-    guest: Row,
+    guest: Guest,
     s: Stay,
     method: Row,
     *,
@@ -358,7 +363,7 @@ def booking(
     created = f"{(min(s.check_in, TODAY) - timedelta(days=ctx.rng.randint(3, 40))).isoformat()}T10:00:00"
     row: Row = {
         "booking_id": ctx.new_id("BK"),
-        "guest_id": guest["guest_id"],
+        "guest_id": guest.id,
         "room_type_id": s.room_type["room_type_id"],
         "corporate_account_id": account["account_id"] if account else None,
         "payment_method_id": method["payment_method_id"],
@@ -382,9 +387,10 @@ def booking(
     return row, payment
 
 
-def merge(*patches: Patch) -> Patch:
-    """One `initial_patch` from several, table by table, in foreign-key order."""
-    order = (
+class Scene(ScenarioPatch):
+    """The `initial_patch` of one hotel task, its tables listed as hotel task files list them."""
+
+    table_order = (
         "hotels",
         "room_types",
         "room_inventory",
@@ -398,34 +404,3 @@ def merge(*patches: Patch) -> Patch:
         "support_tickets",
         "loyalty_transactions",
     )
-    out: Patch = {}
-    for table in order:
-        rows = [r for p in patches for r in p.get(table, [])]
-        if rows:
-            out[table] = rows
-    return out
-
-
-def user(
-    who: str,
-    goal: str,
-    script: list[str],
-    known_info: dict[str, Any],
-    *,
-    unknown: list[str] | None = None,
-    instructions: str = "",
-) -> Row:
-    """A `UserSpec` as a dict."""
-    return {
-        "persona": who,
-        "goal": goal,
-        "known_info": known_info,
-        "unknown_info": unknown or [],
-        "instructions": instructions,
-        "script": script,
-    }
-
-
-def call(tool: str, **args: Any) -> Row:
-    """One gold (or wrong) action."""
-    return {"tool": tool, "args": args}

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 from datetime import date, timedelta
 
-from env_server.domain import ScenarioContext, ScenarioUnavailable
+from env_server.domain import ScenarioContext, ScenarioUnavailable, day_month_year, user_spec
 from env_server.domains.hotel.families._base import (
     TODAY,
     Row,
+    Scene,
     booking,
-    merge,
     new_card,
     new_guest,
     pick_hotel,
@@ -45,13 +45,13 @@ def _task(
         kind="analytics",
         difficulty_tags=["analytics", *tags],
         description=question,
-        user={
-            "persona": ctx.rng.choice(ANALYSTS),
-            "goal": question,
-            "instructions": "You are staff asking a read-only question; accept an answer in the shape you "
+        user=user_spec(
+            ctx.rng.choice(ANALYSTS),
+            question,
+            [question, shape],
+            instructions="You are staff asking a read-only question; accept an answer in the shape you "
             "asked for.",
-            "script": [question, shape],
-        },
+        ),
         analytics={"gold_sql": sql},
         **fields,
     )
@@ -102,9 +102,14 @@ def guest_history(ctx: ScenarioContext) -> Task:
                 )
         bookings.append(bk)
         payments.append(pay)
-    gid = guest["guest_id"]
-    patch = merge(
-        *patches, {"guests": [guest], "payment_methods": [card], "bookings": bookings, "payments": payments}
+    gid = guest.id
+    patch = (
+        Scene(ctx)
+        .add(
+            *patches,
+            {"guests": [guest.row], "payment_methods": [card], "bookings": bookings, "payments": payments},
+        )
+        .initial_patch()
     )
     refunds = [p for p in payments if p["kind"] == "refund"]
     kinds = ["status", "net", "city"] + (["refunds"] * 2 if refunds else [])
@@ -125,13 +130,13 @@ def guest_history(ctx: ScenarioContext) -> Task:
         )
     elif kind == "city":
         question = (
-            f"In which cities has the guest with email {guest['email']} booked with us, and how many "
+            f"In which cities has the guest with email {guest.row['email']} booked with us, and how many "
             "bookings in each?"
         )
         shape = "Each city with its number of bookings, whatever their status."
         sql = (
             f"SELECT h.city, COUNT(*) FROM bookings b {HOTEL_JOIN} JOIN guests g ON g.guest_id = b.guest_id "
-            f"WHERE g.email = '{guest['email']}' GROUP BY h.city"
+            f"WHERE g.email = '{guest.row['email']}' GROUP BY h.city"
         )
     else:
         question = (
@@ -160,7 +165,7 @@ def seed_slice(ctx: ScenarioContext) -> Task:
     night = INVENTORY_FIRST_NIGHT + timedelta(
         days=rng.randint(0, (INVENTORY_LAST_NIGHT - INVENTORY_FIRST_NIGHT).days)
     )
-    spoken = f"{night.day} {night:%B %Y}"
+    spoken = day_month_year(night)
     if kind == "arrivals":
         month = rng.choice(tuple(MONTHS))
         status = rng.choice(

@@ -4,33 +4,25 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from env_server.domain import ScenarioContext, ScenarioUnavailable
+from env_server.domain import ScenarioContext, ScenarioUnavailable, call, day_month, dollars
 from env_server.domains.hotel.families._base import (
     EXTRA_PRICES,
     INVENTORY_LAST_NIGHT,
     MOODS,
+    Scene,
     booking,
-    call,
     complete_inventory,
     days_text,
-    dollars,
     future_stay,
     guest_at_hotel,
-    identity,
     inventory,
-    known,
-    merge,
     new_account,
     new_card,
     new_guest,
-    persona,
     pick_hotel,
     refund_determined,
-    says_identity,
-    short_date,
     stay,
     stay_in_progress,
-    user,
 )
 from env_server.domains.hotel.families._rules import (
     FULL_REFUND_NOTICE,
@@ -60,33 +52,36 @@ def cancel_refund(ctx: ScenarioContext) -> Task:
     s = future_stay(ctx, hotel, rng.choice(hotel.room_types), days, rng.randint(1, 4))
     plan = "non_refundable" if rng.random() < 0.15 else "flexible"
     bk, pay = booking(ctx, guest, s, card, rate_plan=plan)
-    percent = refund_percent(hotel.tier, days, guest["loyalty_tier"], plan)
+    percent = refund_percent(hotel.tier, days, guest.tier, plan)
     reason = rng.choice(REASONS)
     opening = f"Hi, I need to cancel my booking {bk['booking_id']} at {hotel.row['name']}. {reason}."
     if plan == "non_refundable":
         opening += " I know it was the non-refundable rate."
     return ctx.task(
-        difficulty_tags=["cancellation", "refund", f"{hotel.tier}-tier", f"{guest['loyalty_tier']}-member"],
+        difficulty_tags=["cancellation", "refund", f"{hotel.tier}-tier", f"{guest.tier}-member"],
         description=f"Cancel a {plan} booking {days_text(days)} before check-in at a {hotel.tier} hotel: "
         f"{percent}% refund.",
-        user=user(
-            persona(guest, rng.choice(MOODS)),
+        user=guest.user(
             f"Cancel booking {bk['booking_id']} and get whatever refund applies",
             [
                 opening,
-                says_identity(guest),
+                guest.identity_line(),
                 "Understood. Yes, please go ahead and cancel it.",
                 "Thank you, that's all.",
             ],
-            known(guest, booking_id=bk["booking_id"]),
+            detail=rng.choice(MOODS),
+            known={"booking_id": bk["booking_id"]},
             unknown=["the refund amount", "the cancellation rules"],
             instructions="Give your details when asked. Accept the refund the agent states and confirm.",
         ),
-        initial_patch=merge(
-            hotel.patch, {"guests": [guest], "payment_methods": [card], "bookings": [bk], "payments": [pay]}
-        ),
+        initial_patch=Scene(ctx)
+        .add(
+            hotel.patch,
+            {"guests": [guest.row], "payment_methods": [card], "bookings": [bk], "payments": [pay]},
+        )
+        .initial_patch(),
         gold_actions=[
-            call("verify_guest_identity", **identity(guest)),
+            guest.verify(),
             call("cancel_booking", booking_id=bk["booking_id"], refund_percent=percent, reason=reason),
         ],
         determined_by=refund_determined(),
@@ -102,7 +97,7 @@ def cancel_quote(ctx: ScenarioContext) -> Task:
     room = rng.choice(hotel.room_types[:2])
     for _ in range(4):  # the amount is checked as written, so keep it under $1,000 (no thousands separator)
         days = _notice(ctx, hotel.tier)
-        percent = refund_percent(hotel.tier, days, guest["loyalty_tier"], "flexible")
+        percent = refund_percent(hotel.tier, days, guest.tier, "flexible")
         s = future_stay(ctx, hotel, room, days, rng.randint(1, 3))
         refund = s.total() * percent // 100
         if 0 < refund < 100_000:
@@ -113,27 +108,30 @@ def cancel_quote(ctx: ScenarioContext) -> Task:
     return ctx.task(
         difficulty_tags=["cancellation", "refund", "communicate", f"{hotel.tier}-tier"],
         description=f"Quote the refund ({dollars(refund)}) of a cancellation {days} days out, then cancel.",
-        user=user(
-            persona(guest, rng.choice(MOODS)),
+        user=guest.user(
             f"Find out what cancelling booking {bk['booking_id']} refunds, then cancel it",
             [
                 f"Hello, if I cancel booking {bk['booking_id']} at {hotel.row['name']} now, how much do I "
                 "get "
                 "back exactly?",
-                says_identity(guest),
+                guest.identity_line(),
                 "OK, that works for me. Yes, please cancel it.",
                 "Thank you, that's all.",
             ],
-            known(guest, booking_id=bk["booking_id"]),
+            detail=rng.choice(MOODS),
+            known={"booking_id": bk["booking_id"]},
             unknown=["the refund amount"],
             instructions="Ask for the exact refund in dollars before agreeing; then confirm the "
             "cancellation.",
         ),
-        initial_patch=merge(
-            hotel.patch, {"guests": [guest], "payment_methods": [card], "bookings": [bk], "payments": [pay]}
-        ),
+        initial_patch=Scene(ctx)
+        .add(
+            hotel.patch,
+            {"guests": [guest.row], "payment_methods": [card], "bookings": [bk], "payments": [pay]},
+        )
+        .initial_patch(),
         gold_actions=[
-            call("verify_guest_identity", **identity(guest)),
+            guest.verify(),
             call(
                 "cancel_booking",
                 booking_id=bk["booking_id"],
@@ -160,7 +158,7 @@ def change_booking(ctx: ScenarioContext) -> Task:
     s = future_stay(ctx, hotel, room, days, rng.randint(1, 4), margin=2)
     plan = "non_refundable" if rng.random() < 0.2 else "flexible"
     bk, pay = booking(ctx, guest, s, card, rate_plan=plan)
-    fee = change_fee_applies(hotel.tier, days, guest["loyalty_tier"])
+    fee = change_fee_applies(hotel.tier, days, guest.tier)
     others = [r for r in hotel.room_types if r is not room and r["max_occupancy"] >= bk["adults"]]
     rows = inventory(ctx, room, s.rates)
     if others and rng.random() < 0.5:
@@ -187,42 +185,42 @@ def change_booking(ctx: ScenarioContext) -> Task:
         rows += inventory(ctx, room, {n: r for n, r in moved.rates.items() if n not in s.rates})
         ask = (
             f"move booking {bk['booking_id']} at {hotel.row['name']} so that I arrive on "
-            f"{short_date(moved.check_in)} and leave on {short_date(moved.check_out)}"
+            f"{day_month(moved.check_in)} and leave on {day_month(moved.check_out)}"
         )
         dates = {"check_in": moved.check_in.isoformat(), "check_out": moved.check_out.isoformat()}
         change = call("change_booking_dates", booking_id=bk["booking_id"], **dates, charge_change_fee=fee)
     base = {
-        "guests": [guest],
+        "guests": [guest.row],
         "payment_methods": [card],
         "bookings": [bk],
         "payments": [pay],
         "room_inventory": complete_inventory(ctx, hotel, rows),
     }
-    spec = user(
-        persona(guest, rng.choice(MOODS)),
+    spec = guest.user(
         ask[0].upper() + ask[1:],
         [
             f"Hi, could you {ask}?",
-            says_identity(guest),
+            guest.identity_line(),
             "Oh, I see. I'll keep the booking as it is then."
             if plan == "non_refundable"
             else "Yes, that's fine, please make the change.",
             "Thank you, that's all.",
         ],
-        known(guest, booking_id=bk["booking_id"]),
+        detail=rng.choice(MOODS),
+        known={"booking_id": bk["booking_id"]},
         unknown=["the new price", "the change rules"],
         instructions="Accept any price difference and fee the agent states. If the change is not allowed, "
         "accept that and keep the booking.",
     )
-    tags = ["change", f"{hotel.tier}-tier", f"{guest['loyalty_tier']}-member"]
+    tags = ["change", f"{hotel.tier}-tier", f"{guest.tier}-member"]
     if plan == "non_refundable":
         return ctx.task(
             difficulty_tags=[*tags, "refusal", "non-refundable"],
             description="A non-refundable booking cannot change: explain, change nothing.",
             user=spec,
-            initial_patch=merge(hotel.patch, base),
+            initial_patch=Scene(ctx).add(hotel.patch, base).initial_patch(),
             gold_actions=[call("get_booking", booking_id=bk["booking_id"])],
-            wrong_actions=[call("verify_guest_identity", **identity(guest)), change],
+            wrong_actions=[guest.verify(), change],
             communicate=["non-refundable"],
         )
     return ctx.task(
@@ -230,8 +228,8 @@ def change_booking(ctx: ScenarioContext) -> Task:
         description=f"Change a booking {days_text(days)} before check-in at a {hotel.tier} hotel "
         f"({'with' if fee else 'without'} the change fee).",
         user=spec,
-        initial_patch=merge(hotel.patch, base),
-        gold_actions=[call("verify_guest_identity", **identity(guest)), change],
+        initial_patch=Scene(ctx).add(hotel.patch, base).initial_patch(),
+        gold_actions=[guest.verify(), change],
     )
 
 
@@ -253,27 +251,32 @@ def add_extra(ctx: ScenarioContext) -> Task:
         status = "confirmed"
     bk, pay = booking(ctx, guest, s, card, status=status)
     extra = rng.choice(tuple(EXTRA_WORDS))
-    free = extra_is_complimentary(extra, guest["loyalty_tier"])
+    free = extra_is_complimentary(extra, guest.tier)
     price = extra_price_cents(extra, adults=bk["adults"], nights=len(s.nights))
     only_if_free = not free and rng.random() < 0.35
-    patch = merge(
-        hotel.patch, {"guests": [guest], "payment_methods": [card], "bookings": [bk], "payments": [pay]}
+    patch = (
+        Scene(ctx)
+        .add(
+            hotel.patch,
+            {"guests": [guest.row], "payment_methods": [card], "bookings": [bk], "payments": [pay]},
+        )
+        .initial_patch()
     )
     where = "I'm staying" if status == "checked_in" else "I have a booking"
-    spec = user(
-        persona(guest, rng.choice(MOODS)),
+    spec = guest.user(
         f"Add {EXTRA_WORDS[extra]} to booking {bk['booking_id']}"
         + (" only if it is free" if only_if_free else ""),
         [
             f"Hi, {where} at {hotel.row['name']}, {bk['booking_id']}. Could you add {EXTRA_WORDS[extra]}?"
             + (" As a member it should be free, right?" if only_if_free else ""),
-            says_identity(guest),
+            guest.identity_line(),
             f"No, I won't pay {dollars(price)} for that, leave it."
             if only_if_free
             else "Great, yes, please add it.",
             "Thank you, that's all.",
         ],
-        known(guest, booking_id=bk["booking_id"]),
+        detail=rng.choice(MOODS),
+        known={"booking_id": bk["booking_id"]},
         unknown=["the price of the extra", "the loyalty perks"],
         instructions="Only accept it if it is free."
         if only_if_free
@@ -282,25 +285,25 @@ def add_extra(ctx: ScenarioContext) -> Task:
     add = call("add_booking_extra", booking_id=bk["booking_id"], extra=extra, complimentary=free)
     if only_if_free:
         return ctx.task(
-            difficulty_tags=["extras", "refusal", f"{guest['loyalty_tier']}-member"],
-            description=f"{EXTRA_WORDS[extra].capitalize()} is not free for a {guest['loyalty_tier']} member "
+            difficulty_tags=["extras", "refusal", f"{guest.tier}-member"],
+            description=f"{EXTRA_WORDS[extra].capitalize()} is not free for a {guest.tier} member "
             "and the guest declines to pay: no change.",
             user=spec,
             initial_patch=patch,
             gold_actions=[call("get_booking", booking_id=bk["booking_id"])],
             wrong_actions=[
-                call("verify_guest_identity", **identity(guest)),
+                guest.verify(),
                 call("add_booking_extra", booking_id=bk["booking_id"], extra=extra, complimentary=True),
             ],
             communicate=[dollars(price)],
         )
     return ctx.task(
-        difficulty_tags=["extras", "loyalty-perk", f"{guest['loyalty_tier']}-member"],
-        description=f"Add {EXTRA_WORDS[extra]} for a {guest['loyalty_tier']} member "
+        difficulty_tags=["extras", "loyalty-perk", f"{guest.tier}-member"],
+        description=f"Add {EXTRA_WORDS[extra]} for a {guest.tier} member "
         f"({'complimentary' if free else dollars(price)}).",
         user=spec,
         initial_patch=patch,
-        gold_actions=[call("verify_guest_identity", **identity(guest)), add],
+        gold_actions=[guest.verify(), add],
         determined_by={
             "booking_extras.extra": f"user (line 0): asks for {EXTRA_WORDS[extra]}",
             "booking_extras.price_cents": EXTRA_PRICES,
@@ -329,7 +332,7 @@ def new_booking(ctx: ScenarioContext) -> Task:
     dates = {"check_in": s.check_in.isoformat(), "check_out": s.check_out.isoformat()}
     ask = (
         f"Hello, I'd like to book a {room['name']} at {hotel.row['name']} in {hotel.row['city']} from "
-        f"{short_date(s.check_in)} to {short_date(s.check_out)} for {adults} adult{'s' if adults > 1 else ''}"
+        f"{day_month(s.check_in)} to {day_month(s.check_out)} for {adults} adult{'s' if adults > 1 else ''}"
     )
     if variant == "private":
         ask += (
@@ -347,34 +350,36 @@ def new_booking(ctx: ScenarioContext) -> Task:
         difficulty_tags=["new-booking", variant, f"{hotel.tier}-tier"],
         description=f"A new {variant} booking at the {'corporate' if corporate else 'public'} {plan} rate "
         f"({dollars(total)}).",
-        user=user(
-            persona(guest, rng.choice(MOODS)),
-            f"Book a {room['name']} at {hotel.row['name']}, {short_date(s.check_in)} to "
-            f"{short_date(s.check_out)}",
+        user=guest.user(
+            f"Book a {room['name']} at {hotel.row['name']}, {day_month(s.check_in)} to "
+            f"{day_month(s.check_out)}",
             [
                 ask,
-                says_identity(guest) + ("" if corporate else f" Charge my {card['label']}."),
+                guest.identity_line() + ("" if corporate else f" Charge my {card['label']}."),
                 "Yes, please book it.",
                 "Thank you, that's all.",
             ],
-            known(guest, card=card["label"]),
+            detail=rng.choice(MOODS),
+            known={"card": card["label"]},
             unknown=["the room type ID", "the price"],
             instructions="Accept the rate and total the agent states and confirm the booking.",
         ),
-        initial_patch=merge(
+        initial_patch=Scene(ctx)
+        .add(
             hotel.patch,
             {
                 "room_inventory": complete_inventory(ctx, hotel, inventory(ctx, room, s.rates)),
-                "guests": [guest],
+                "guests": [guest.row],
                 "payment_methods": [card],
             },
             {"corporate_accounts": [account], "payment_methods": [invoice]} if variant != "private" else {},
-        ),
+        )
+        .initial_patch(),
         gold_actions=[
-            call("verify_guest_identity", **identity(guest)),
+            guest.verify(),
             call(
                 "create_booking",
-                guest_id=guest["guest_id"],
+                guest_id=guest.id,
                 room_type_id=room["room_type_id"],
                 **dates,
                 adults=adults,

@@ -9,30 +9,32 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import date, timedelta
 
-from env_server.domain import ScenarioContext, ScenarioUnavailable
+from env_server.domain import (
+    GoldAction,
+    ScenarioContext,
+    ScenarioUnavailable,
+    call,
+    day_month,
+    dollars,
+    user_spec,
+)
 from env_server.domains.hotel.families._base import (
     INVENTORY_LAST_NIGHT,
     TODAY,
+    Guest,
     Hotel,
     Patch,
     Row,
+    Scene,
     booking,
-    call,
     complete_inventory,
-    dollars,
     future_stay,
-    identity,
     inventory,
-    known,
-    merge,
     new_account,
     new_guest,
     pick_hotel,
     refund_determined,
-    says_identity,
-    short_date,
     stay,
-    user,
 )
 from env_server.domains.hotel.families._rules import (
     APPROVAL_THRESHOLD_CENTS,
@@ -49,8 +51,8 @@ class CorporateBooking:
 
     hotel: Hotel
     account: Row
-    traveler: Row
-    coordinator: Row
+    traveler: Guest
+    coordinator: Guest
     booking: Row
     patch: Patch
     change_type: str
@@ -96,29 +98,33 @@ def corporate_booking(ctx: ScenarioContext, *, large: bool) -> CorporateBooking:
             raise ScenarioUnavailable("new dates past the loaded inventory")
         rows += inventory(ctx, room, {n: r for n, r in moved.rates.items() if n not in s.rates})
         details = {"new_check_in": moved.check_in.isoformat(), "new_check_out": moved.check_out.isoformat()}
-        asked = f"move it to {short_date(moved.check_in)} - {short_date(moved.check_out)}"
+        asked = f"move it to {day_month(moved.check_in)} - {day_month(moved.check_out)}"
     else:
         asked = "cancel it"
-    patch = merge(
-        hotel.patch,
-        {
-            "corporate_accounts": [account],
-            "guests": [traveler, coordinator],
-            "payment_methods": [invoice],
-            "bookings": [bk],
-            "payments": [pay],
-            "room_inventory": complete_inventory(ctx, hotel, rows),
-        },
+    patch = (
+        Scene(ctx)
+        .add(
+            hotel.patch,
+            {
+                "corporate_accounts": [account],
+                "guests": [traveler.row, coordinator.row],
+                "payment_methods": [invoice],
+                "bookings": [bk],
+                "payments": [pay],
+                "room_inventory": complete_inventory(ctx, hotel, rows),
+            },
+        )
+        .initial_patch()
     )
     return CorporateBooking(hotel, account, traveler, coordinator, bk, patch, change_type, details, asked)
 
 
-def approval_request(c: CorporateBooking, requester: Row) -> Row:
+def approval_request(c: CorporateBooking, requester: Guest) -> GoldAction:
     """The change filed for a manager's approval (rule 9) on behalf of `requester`."""
     return call(
         "create_approval_request",
         booking_id=c.booking["booking_id"],
-        requested_by_guest_id=requester["guest_id"],
+        requested_by_guest_id=requester.id,
         change_type=c.change_type,
         **c.details,
         note=f"{c.asked[0].upper()}{c.asked[1:]}, as requested",
@@ -136,11 +142,11 @@ def direct_determined(c: CorporateBooking) -> dict[str, str]:
     return refund_determined() if c.change_type == "cancel" else {}
 
 
-def direct_change(c: CorporateBooking) -> Row:
+def direct_change(c: CorporateBooking) -> GoldAction:
     """The change made directly, as rules 5 to 8 set it for the guest who stays."""
     bk, tier = c.booking, c.hotel.tier
     days = days_before(date.fromisoformat(bk["check_in"]))
-    loyalty = c.traveler["loyalty_tier"]
+    loyalty = c.traveler.tier
     if c.change_type == "cancel":
         percent = refund_percent(tier, days, loyalty, "flexible")
         return call(
@@ -177,22 +183,22 @@ def corporate_change(ctx: ScenarioContext) -> Task:
     by_coordinator = requester is c.coordinator
     opening = (
         f"Hi, I'm the travel coordinator at {c.account['company_name']}. Booking {bk['booking_id']} for "
-        f"{c.traveler['first_name']} {c.traveler['last_name']} at {c.hotel.row['name']}: please {c.asked}."
+        f"{c.traveler.name} at {c.hotel.row['name']}: please {c.asked}."
         if by_coordinator
         else f"Hello, {c.account['company_name']} travel here. Please {c.asked}: my booking "
         f"{bk['booking_id']} "
         f"at {c.hotel.row['name']}."
     )
-    spec = user(
-        f"{requester['first_name']} {requester['last_name']}, "
+    spec = user_spec(
+        f"{requester.name}, "
         f"{'travel coordinator' if by_coordinator else 'a traveler'} at {c.account['company_name']}; busy",
         f"Get booking {bk['booking_id']} changed: {c.asked}",
-        [opening, says_identity(requester), "Fine, yes, go ahead.", "Thank you, that's all."],
-        known(requester, booking_id=bk["booking_id"], company=c.account["company_name"]),
+        [opening, requester.identity_line(), "Fine, yes, go ahead.", "Thank you, that's all."],
+        requester.known(booking_id=bk["booking_id"], company=c.account["company_name"]),
         unknown=["the approval rules", "the price"],
         instructions="Accept an approval hold if it is explained; otherwise confirm the change.",
     )
-    verify = call("verify_guest_identity", **identity(requester))
+    verify = requester.verify()
     total = dollars(bk["room_total_cents"])
     role = "coordinator" if by_coordinator else "traveler"
     common = {"user": spec, "initial_patch": c.patch}
@@ -228,7 +234,7 @@ def approval_on_file(ctx: ScenarioContext) -> Task:
     old: Row = {
         "approval_id": ctx.new_id("APR"),
         "booking_id": bk["booking_id"],
-        "requested_by_guest_id": traveler["guest_id"],
+        "requested_by_guest_id": traveler.id,
         "change_type": previous,
         "new_check_in": c.details.get("new_check_in") if pending else None,
         "new_check_out": c.details.get("new_check_out") if pending else None,
@@ -240,9 +246,8 @@ def approval_on_file(ctx: ScenarioContext) -> Task:
     if previous == "change_dates" and not pending:
         old["new_check_in"] = bk["check_in"]
         old["new_check_out"] = (date.fromisoformat(bk["check_out"]) + timedelta(days=1)).isoformat()
-    spec = user(
-        f"{traveler['first_name']} {traveler['last_name']}, a traveler at {c.account['company_name']}; "
-        "impatient",
+    spec = user_spec(
+        f"{traveler.name}, a traveler at {c.account['company_name']}; impatient",
         f"Get booking {bk['booking_id']} changed: {c.asked}",
         [
             f"Hi, about my booking {bk['booking_id']} at {c.hotel.row['name']}: "
@@ -251,18 +256,18 @@ def approval_on_file(ctx: ScenarioContext) -> Task:
                 if pending
                 else f"my earlier request was turned down, but now I need you to {c.asked}."
             ),
-            says_identity(traveler),
+            traveler.identity_line(),
             "OK, I'll wait for the manager then."
             if pending
             else "OK, yes, please file it. I'll wait for the manager then.",
             "Thank you, that's all.",
         ],
-        known(traveler, booking_id=bk["booking_id"], company=c.account["company_name"]),
+        traveler.known(booking_id=bk["booking_id"], company=c.account["company_name"]),
         unknown=["the status of the approval request"],
         instructions="Push once to have it done right away; accept waiting for a manager if it is explained.",
     )
-    patch = merge(c.patch, {"approval_requests": [old]})
-    verify = call("verify_guest_identity", **identity(traveler))
+    patch = Scene(ctx).add(c.patch, {"approval_requests": [old]}).initial_patch()
+    verify = traveler.verify()
     if pending:
         return ctx.task(
             difficulty_tags=["corporate", "approval", "refusal", "communicate"],

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import date, timedelta
 
-from env_server.domain import ScenarioContext, ScenarioUnavailable
+from env_server.domain import ScenarioContext, ScenarioUnavailable, call, day_month, day_month_year, user_spec
 from env_server.domains.hotel.families._base import (
     EXTRA_PRICES,
     INVENTORY_LAST_NIGHT,
@@ -13,24 +13,18 @@ from env_server.domains.hotel.families._base import (
     PHONE_PREFIXES,
     TICKET_BOOKING,
     TODAY,
+    Guest,
     Row,
+    Scene,
     booking,
-    call,
     future_stay,
     guest_at_hotel,
-    identity,
     inventory,
-    known,
-    merge,
     new_guest,
-    persona,
     refund_determined,
-    says_identity,
-    short_date,
     spoken_phone,
     stay,
     stay_in_progress,
-    user,
 )
 from env_server.domains.hotel.families._rules import (
     GOODWILL_WINDOW_START,
@@ -52,10 +46,10 @@ PROBLEMS = {
 }
 
 
-def _ticket(ctx: ScenarioContext, guest: Row, bk: Row, category: str, summary: str, when: date) -> Row:
+def _ticket(ctx: ScenarioContext, guest: Guest, bk: Row, category: str, summary: str, when: date) -> Row:
     return {
         "ticket_id": ctx.new_id("TK"),
-        "guest_id": guest["guest_id"],
+        "guest_id": guest.id,
         "booking_id": bk["booking_id"],
         "category": category,
         "status": "open",
@@ -97,7 +91,7 @@ def goodwill(ctx: ScenarioContext) -> Task:
         awards.append(
             {
                 "transaction_id": ctx.new_id("LT"),
-                "guest_id": guest["guest_id"],
+                "guest_id": guest.id,
                 "booking_id": bk["booking_id"],
                 "ticket_id": earlier["ticket_id"],
                 "kind": "goodwill",
@@ -105,7 +99,7 @@ def goodwill(ctx: ScenarioContext) -> Task:
                 "created_at": earlier["created_at"],
             }
         )
-    points = goodwill_points(category, guest["loyalty_tier"]) if in_window and not awards else 0
+    points = goodwill_points(category, guest.tier) if in_window and not awards else 0
     # What the agent must say when the stay earns nothing: the earlier award, the 30-day window, or the
     # category that earns no points.
     decisive = "1,000" if awards else "30" if not in_window else category
@@ -117,28 +111,32 @@ def goodwill(ctx: ScenarioContext) -> Task:
         else f"{category} problems earn none"
     )
     logged = points > 0 or rng.random() < 0.5  # a fresh report can only earn nothing (its ticket ID is new)
-    when = "I'm staying" if status == "checked_in" else f"I stayed until {short_date(s.check_out)}"
-    tags = ["service-recovery", "goodwill", status, f"{guest['loyalty_tier']}-member"]
-    patch_rows = {"guests": [guest], "payment_methods": [card], "bookings": [bk], "payments": [pay]}
+    when = "I'm staying" if status == "checked_in" else f"I stayed until {day_month(s.check_out)}"
+    tags = ["service-recovery", "goodwill", status, f"{guest.tier}-member"]
+    patch_rows = {"guests": [guest.row], "payment_methods": [card], "bookings": [bk], "payments": [pay]}
     if logged:
         ticket = _ticket(ctx, guest, bk, category, problem, min(TODAY, s.check_out) - timedelta(days=1))
         tickets.append(ticket)
-        spec = user(
-            persona(guest, rng.choice(MOODS)),
+        spec = guest.user(
             f"Get compensation for the problem logged in ticket {ticket['ticket_id']}",
             [
                 f"Hello, {when} at {hotel.row['name']}, booking {bk['booking_id']}. {problem} The front desk "
                 f"logged it as ticket {ticket['ticket_id']}. What can you do for me?",
-                says_identity(guest),
+                guest.identity_line(),
                 "Yes, please. Thank you." if points else "I see. Well, thanks for explaining.",
                 "Thank you, that's all.",
             ],
-            known(guest, booking_id=bk["booking_id"], ticket_id=ticket["ticket_id"]),
+            detail=rng.choice(MOODS),
+            known={"booking_id": bk["booking_id"], "ticket_id": ticket["ticket_id"]},
             unknown=["the goodwill rules"],
             instructions="Accept loyalty points if offered; accept a clear refusal.",
         )
-        patch = merge(hotel.patch, patch_rows, {"support_tickets": tickets, "loyalty_transactions": awards})
-        verify = call("verify_guest_identity", **identity(guest))
+        patch = (
+            Scene(ctx)
+            .add(hotel.patch, patch_rows, {"support_tickets": tickets, "loyalty_transactions": awards})
+            .initial_patch()
+        )
+        verify = guest.verify()
         if points:
             return ctx.task(
                 difficulty_tags=tags,
@@ -151,7 +149,7 @@ def goodwill(ctx: ScenarioContext) -> Task:
                     call("award_goodwill_points", ticket_id=ticket["ticket_id"], points=points),
                 ],
             )
-        wrong_points = goodwill_points(category, guest["loyalty_tier"]) or 1_000
+        wrong_points = goodwill_points(category, guest.tier) or 1_000
         return ctx.task(
             difficulty_tags=[*tags, "refusal"],
             description=f"A logged problem ({category}) earns no points: {why_not}.",
@@ -164,17 +162,17 @@ def goodwill(ctx: ScenarioContext) -> Task:
             ],
             communicate=[decisive],
         )
-    spec = user(
-        persona(guest, rng.choice(MOODS)),
+    spec = guest.user(
         f"Report a problem with stay {bk['booking_id']}",
         [
             f"Hi, {when} at {hotel.row['name']}, booking {bk['booking_id']}. {problem} "
             "I want this on record.",
-            says_identity(guest),
+            guest.identity_line(),
             "Yes, please log it. Thanks.",
             "Thank you, that's all.",
         ],
-        known(guest, booking_id=bk["booking_id"]),
+        detail=rng.choice(MOODS),
+        known={"booking_id": bk["booking_id"]},
         unknown=["the goodwill rules"],
         instructions="Report the problem; accept that no points are due if the agent says so.",
     )
@@ -182,13 +180,13 @@ def goodwill(ctx: ScenarioContext) -> Task:
         difficulty_tags=[*tags, "ticket-only"],
         description=f"A problem ({category}) is logged as a ticket; no points are due: {why_not}.",
         user=spec,
-        initial_patch=merge(
-            hotel.patch, patch_rows, {"support_tickets": tickets, "loyalty_transactions": awards}
-        ),
+        initial_patch=Scene(ctx)
+        .add(hotel.patch, patch_rows, {"support_tickets": tickets, "loyalty_transactions": awards})
+        .initial_patch(),
         gold_actions=[
             call(
                 "open_support_ticket",
-                guest_id=guest["guest_id"],
+                guest_id=guest.id,
                 category=category,
                 summary=problem,
                 booking_id=bk["booking_id"],
@@ -210,33 +208,34 @@ def contact_update(ctx: ScenarioContext) -> Task:
     asks = []
     if what in ("phone", "both"):
         args["phone"] = rng.choice(PHONE_PREFIXES) + f"{rng.randint(0, 9999):04d}"
-        if args["phone"] == guest["phone"]:
+        if args["phone"] == guest.row["phone"]:
             raise ScenarioUnavailable("the new phone number is the old one")
         asks.append(f"my new phone number is {spoken_phone(args['phone'])}")
     if what in ("email", "both"):
-        domain = rng.choice([d for d in MAIL_DOMAINS if not guest["email"].endswith(d)])
-        args["email"] = f"{guest['first_name']}.{guest['last_name']}{guest['guest_id'][2:]}@{domain}".lower()
+        domain = rng.choice([d for d in MAIL_DOMAINS if not guest.row["email"].endswith(d)])
+        args["email"] = f"{guest.row['first_name']}.{guest.row['last_name']}{guest.id[2:]}@{domain}".lower()
         asks.append(f"my new email address is {args['email']}")
     return ctx.task(
         difficulty_tags=["contact", "identity", what],
         description=f"A verified guest updates their {what if what != 'both' else 'phone and email'}.",
-        user=user(
-            persona(guest, rng.choice(MOODS)),
+        user=guest.user(
             "Update the contact details on the profile",
             [
-                f"Hi, please update my profile: {' and '.join(asks)}. My current email is {guest['email']}.",
-                says_identity(guest),
+                f"Hi, please update my profile: {' and '.join(asks)}. My current email is "
+                f"{guest.row['email']}.",
+                guest.identity_line(),
                 "Yes, that's right, thank you.",
                 "Thank you, that's all.",
             ],
-            known(guest, **args),
+            detail=rng.choice(MOODS),
+            known=args,
             instructions="Give your details when asked and confirm the new contact details.",
         ),
-        initial_patch={"guests": [guest]},
+        initial_patch={"guests": [guest.row]},
         gold_actions=[
-            call("find_guest", email=guest["email"]),
-            call("verify_guest_identity", **identity(guest)),
-            call("update_guest_contact", guest_id=guest["guest_id"], **args),
+            call("find_guest", email=guest.row["email"]),
+            guest.verify(),
+            call("update_guest_contact", guest_id=guest.id, **args),
         ],
         determined_by={f"guests.{k}": f"user (line 0): gives the new {k}" for k in args},
     )
@@ -265,59 +264,61 @@ def proxy_refusal(ctx: ScenarioContext) -> Task:
         write = call(
             "cancel_booking",
             booking_id=bk["booking_id"],
-            refund_percent=refund_percent(hotel.tier, days, guest["loyalty_tier"], "flexible"),
+            refund_percent=refund_percent(hotel.tier, days, guest.tier, "flexible"),
             reason="Plans changed",
         )
     elif action == "dates":
         moved = stay(ctx, hotel, room, s.check_in + timedelta(days=1), len(s.nights))
         rows += inventory(ctx, room, {n: r for n, r in moved.rates.items() if n not in s.rates})
-        asked = f"move it to {short_date(moved.check_in)} - {short_date(moved.check_out)}"
+        asked = f"move it to {day_month(moved.check_in)} - {day_month(moved.check_out)}"
         write = call(
             "change_booking_dates",
             booking_id=bk["booking_id"],
             check_in=moved.check_in.isoformat(),
             check_out=moved.check_out.isoformat(),
-            charge_change_fee=change_fee_applies(hotel.tier, days, guest["loyalty_tier"]),
+            charge_change_fee=change_fee_applies(hotel.tier, days, guest.tier),
         )
     else:
         asked = "add parking to it"
         write = call("add_booking_extra", booking_id=bk["booking_id"], extra="parking", complimentary=False)
-    name = f"{guest['first_name']} {guest['last_name']}"
-    dob = date.fromisoformat(guest["date_of_birth"])
+    name = guest.name
+    dob = date.fromisoformat(guest.row["date_of_birth"])
     return ctx.task(
         difficulty_tags=["refusal", "identity", "proxy", action],
         description=f"The guest's {relation} asks to {asked}: only the guest can be verified, no change.",
-        user=user(
+        user=user_spec(
             f"{caller}, {name}'s {relation}; used to handling things for them",
             f"Get {name}'s booking {bk['booking_id']} changed: {asked}",
             [
                 f"Hello, I'm calling for {name}, I'm their {relation}. Please {asked}: booking "
                 f"{bk['booking_id']} at {hotel.row['name']}.",
-                f"Their last name is {guest['last_name']}, born {dob.day} {dob:%B %Y}. "
+                f"Their last name is {guest.row['last_name']}, born {day_month_year(dob)}. "
                 "I handle this for them.",
                 "Fine, I'll ask them to contact you.",
             ],
             {
                 "booking_id": bk["booking_id"],
-                "guest_last_name": guest["last_name"],
-                "guest_date_of_birth": guest["date_of_birth"],
+                "guest_last_name": guest.row["last_name"],
+                "guest_date_of_birth": guest.row["date_of_birth"],
             },
             unknown=["the identity rules"],
             instructions=f"You are not {name}. Give their details if asked, saying you are the {relation}. "
             "Accept a refusal.",
         ),
-        initial_patch=merge(
+        initial_patch=Scene(ctx)
+        .add(
             hotel.patch,
             {
-                "guests": [guest],
+                "guests": [guest.row],
                 "payment_methods": [card],
                 "bookings": [bk],
                 "payments": [pay],
                 "room_inventory": rows,
             },
-        ),
+        )
+        .initial_patch(),
         gold_actions=[call("get_booking", booking_id=bk["booking_id"])],
-        wrong_actions=[call("verify_guest_identity", **identity(guest)), write],
+        wrong_actions=[guest.verify(), write],
         rubric=[
             f"Did the agent decline the request to {asked} (booking {bk['booking_id']}) because only {name}, "
             "the guest, can be verified and act on the booking, not someone calling for them?"
@@ -342,9 +343,9 @@ def multi_request(ctx: ScenarioContext) -> Task:
     b, pay_b = booking(ctx, guest, second, card)
     rows = inventory(ctx, room, {**first.rates, **second.rates})
     phone = rng.choice(PHONE_PREFIXES) + f"{rng.randint(0, 9999):04d}"
-    if phone == guest["phone"]:
+    if phone == guest.row["phone"]:
         raise ScenarioUnavailable("the new phone number is the old one")
-    percent = refund_percent(hotel.tier, first_days, guest["loyalty_tier"], "flexible")
+    percent = refund_percent(hotel.tier, first_days, guest.tier, "flexible")
     if rng.random() < 0.5:
         extra = rng.choice(("breakfast", "parking", "late_checkout"))
         second_ask = f"add {extra.replace('_', ' ')} to {b['booking_id']}"
@@ -352,7 +353,7 @@ def multi_request(ctx: ScenarioContext) -> Task:
             "add_booking_extra",
             booking_id=b["booking_id"],
             extra=extra,
-            complimentary=extra_is_complimentary(extra, guest["loyalty_tier"]),
+            complimentary=extra_is_complimentary(extra, guest.tier),
         )
     else:
         moved = stay(ctx, hotel, room, second.check_in + timedelta(days=1), len(second.nights))
@@ -360,10 +361,10 @@ def multi_request(ctx: ScenarioContext) -> Task:
             raise ScenarioUnavailable("new dates past the loaded inventory")
         rows += inventory(ctx, room, {n: r for n, r in moved.rates.items() if n not in second.rates})
         second_ask = (
-            f"move {b['booking_id']} one day later, to {short_date(moved.check_in)} - "
-            f"{short_date(moved.check_out)}"
+            f"move {b['booking_id']} one day later, to {day_month(moved.check_in)} - "
+            f"{day_month(moved.check_out)}"
         )
-        fee = change_fee_applies(hotel.tier, days_before(second.check_in), guest["loyalty_tier"])
+        fee = change_fee_applies(hotel.tier, days_before(second.check_in), guest.tier)
         second_write = call(
             "change_booking_dates",
             booking_id=b["booking_id"],
@@ -372,38 +373,44 @@ def multi_request(ctx: ScenarioContext) -> Task:
             charge_change_fee=fee,
         )
     return ctx.task(
-        difficulty_tags=["multi-step", "contact", "cancellation", second_write["tool"]],
+        difficulty_tags=["multi-step", "contact", "cancellation", second_write.tool],
         description=f"Three requests: new phone, cancel one booking ({percent}% refund), and "
-        f"{'an extra' if second_write['tool'] == 'add_booking_extra' else 'a date change'} on the other.",
-        user=user(
-            persona(guest, "methodical"),
+        f"{'an extra' if second_write.tool == 'add_booking_extra' else 'a date change'} on the other.",
+        user=guest.user(
             f"Update the phone number, cancel {a['booking_id']} and {second_ask}",
             [
                 f"Hi, a few things: my new phone is {spoken_phone(phone)}; please cancel booking "
                 f"{a['booking_id']} "
-                f"at {hotel.row['name']}; and {second_ask}. My email is {guest['email']}.",
-                says_identity(guest),
+                f"at {hotel.row['name']}; and {second_ask}. My email is {guest.row['email']}.",
+                guest.identity_line(),
                 "Yes, please do all of that.",
                 "Thank you, that's all.",
             ],
-            known(guest, new_phone=phone, booking_to_cancel=a["booking_id"], other_booking=b["booking_id"]),
+            detail="methodical",
+            known={
+                "new_phone": phone,
+                "booking_to_cancel": a["booking_id"],
+                "other_booking": b["booking_id"],
+            },
             unknown=["the refund", "the prices"],
             instructions="Give all requests at once and confirm the agent's summary, whatever the amounts.",
         ),
-        initial_patch=merge(
+        initial_patch=Scene(ctx)
+        .add(
             hotel.patch,
             {
-                "guests": [guest],
+                "guests": [guest.row],
                 "payment_methods": [card],
                 "bookings": [a, b],
                 "payments": [pay_a, pay_b],
                 "room_inventory": rows,
             },
-        ),
+        )
+        .initial_patch(),
         gold_actions=[
-            call("find_guest", email=guest["email"]),
-            call("verify_guest_identity", **identity(guest)),
-            call("update_guest_contact", guest_id=guest["guest_id"], phone=phone),
+            call("find_guest", email=guest.row["email"]),
+            guest.verify(),
+            call("update_guest_contact", guest_id=guest.id, phone=phone),
             call(
                 "cancel_booking",
                 booking_id=a["booking_id"],
@@ -420,7 +427,7 @@ def multi_request(ctx: ScenarioContext) -> Task:
                     "booking_extras.extra": f"user (line 0): asks to {second_ask}",
                     "booking_extras.price_cents": EXTRA_PRICES,
                 }
-                if second_write["tool"] == "add_booking_extra"
+                if second_write.tool == "add_booking_extra"
                 else {}
             ),
         },

@@ -10,7 +10,7 @@ from datetime import date
 
 from sqlalchemy import select
 
-from env_server.domain import ToolContext, ToolError
+from env_server.domain import ToolContext, ToolError, is_verified
 from env_server.domains.hotel.models import (
     Booking,
     CorporateAccount,
@@ -78,14 +78,9 @@ def _get_ticket(ctx: ToolContext, ticket_id: str) -> SupportTicket:
     )
 
 
-def verified_guest_ids(ctx: ToolContext) -> set[str]:
-    """Guests whose identity was verified in this conversation."""
-    return set(ctx.session.scalars(select(IdentityVerification.guest_id)))
-
-
 def require_verified(ctx: ToolContext, *guest_ids: str) -> None:
     """Refuse unless one of `guest_ids` passed identity verification in this conversation."""
-    if not set(guest_ids) & verified_guest_ids(ctx):
+    if not is_verified(ctx, IdentityVerification.guest_id, *guest_ids):
         who = " or ".join(sorted(set(guest_ids)))
         raise ToolError(f"Not verified: verify the identity of {who} with verify_guest_identity first")
 

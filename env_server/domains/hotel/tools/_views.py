@@ -9,9 +9,8 @@ from datetime import date
 
 from pydantic import Field
 from sqlalchemy import func, select
-from sqlalchemy.orm import Session
 
-from env_server.domain import RowView
+from env_server.domain import RowView, ToolContext
 from env_server.domains.hotel.models import (
     ApprovalRequest,
     Booking,
@@ -208,9 +207,9 @@ class LoyaltyAwardView(RowView):
     new_balance: int
 
 
-def guest_view(session: Session, guest: Guest) -> GuestView:
+def guest_view(ctx: ToolContext, guest: Guest) -> GuestView:
     """The profile of `guest`, with the cards it owns."""
-    methods = session.scalars(
+    methods = ctx.session.scalars(
         select(PaymentMethod)
         .where(PaymentMethod.guest_id == guest.guest_id)
         .order_by(PaymentMethod.payment_method_id)
@@ -218,27 +217,29 @@ def guest_view(session: Session, guest: Guest) -> GuestView:
     return GuestView.of(guest, payment_methods=list(methods))
 
 
-def booking_summary(session: Session, booking: Booking) -> BookingSummary:
+def booking_summary(ctx: ToolContext, booking: Booking) -> BookingSummary:
     """One list line for `booking`."""
-    room_type = session.get_one(RoomType, booking.room_type_id)
-    hotel = session.get_one(Hotel, room_type.hotel_id)
+    room_type = ctx.session.get_one(RoomType, booking.room_type_id)
+    hotel = ctx.session.get_one(Hotel, room_type.hotel_id)
     return BookingSummary.of(booking, hotel_name=hotel.name, room_type_name=room_type.name)
 
 
-def booking_view(session: Session, booking: Booking) -> BookingView:
+def booking_view(ctx: ToolContext, booking: Booking) -> BookingView:
     """Everything about `booking` an agent needs to apply the policy."""
-    room_type = session.get_one(RoomType, booking.room_type_id)
-    hotel = session.get_one(Hotel, room_type.hotel_id)
-    guest = session.get_one(Guest, booking.guest_id)
+    room_type = ctx.session.get_one(RoomType, booking.room_type_id)
+    hotel = ctx.session.get_one(Hotel, room_type.hotel_id)
+    guest = ctx.session.get_one(Guest, booking.guest_id)
     key = booking.booking_id
-    extras = session.scalars(
+    extras = ctx.session.scalars(
         select(BookingExtra).where(BookingExtra.booking_id == key).order_by(BookingExtra.extra)
     )
-    payments = session.scalars(select(Payment).where(Payment.booking_id == key).order_by(Payment.payment_id))
-    approvals = session.scalars(
+    payments = ctx.session.scalars(
+        select(Payment).where(Payment.booking_id == key).order_by(Payment.payment_id)
+    )
+    approvals = ctx.session.scalars(
         select(ApprovalRequest).where(ApprovalRequest.booking_id == key).order_by(ApprovalRequest.approval_id)
     )
-    goodwill = session.scalar(
+    goodwill = ctx.session.scalar(
         select(func.coalesce(func.sum(LoyaltyTransaction.points), 0)).where(
             LoyaltyTransaction.booking_id == key, LoyaltyTransaction.kind == "goodwill"
         )
@@ -258,22 +259,22 @@ def booking_view(session: Session, booking: Booking) -> BookingView:
     )
 
 
-def hotel_view(session: Session, hotel: Hotel) -> HotelView:
+def hotel_view(ctx: ToolContext, hotel: Hotel) -> HotelView:
     """`hotel` with its room categories."""
-    room_types = session.scalars(
+    room_types = ctx.session.scalars(
         select(RoomType).where(RoomType.hotel_id == hotel.hotel_id).order_by(RoomType.room_type_id)
     )
     return HotelView.of(hotel, room_types=list(room_types))
 
 
-def account_view(session: Session, account: CorporateAccount) -> CorporateAccountView:
+def account_view(ctx: ToolContext, account: CorporateAccount) -> CorporateAccountView:
     """`account` with its invoice payment method and linked people."""
-    invoice = session.scalar(
+    invoice = ctx.session.scalar(
         select(PaymentMethod.payment_method_id).where(
             PaymentMethod.corporate_account_id == account.account_id
         )
     )
-    members = session.scalars(
+    members = ctx.session.scalars(
         select(Guest).where(Guest.corporate_account_id == account.account_id).order_by(Guest.guest_id)
     )
     return CorporateAccountView.of(

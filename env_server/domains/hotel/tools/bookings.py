@@ -46,7 +46,7 @@ def get_booking(ctx: ToolContext, booking_id: str) -> BookingView:
     Args:
         booking_id: the booking's ID, e.g. "BK-10417".
     """
-    return booking_view(ctx.session, _get_booking(ctx, booking_id))
+    return booking_view(ctx, _get_booking(ctx, booking_id))
 
 
 @tool(kind="read")
@@ -160,7 +160,7 @@ def create_booking(
     ctx.session.add(booking)
     take_nights(nights)
     record_payment(ctx, booking, "charge", "room", total)
-    return booking_view(ctx.session, booking)
+    return booking_view(ctx, booking)
 
 
 @tool(kind="write")
@@ -196,7 +196,7 @@ def change_booking_dates(
     )
     move_booking(ctx, booking, nights, total, charge_change_fee=charge_change_fee)
     booking.check_in, booking.check_out = check_in, check_out
-    return booking_view(ctx.session, booking)
+    return booking_view(ctx, booking)
 
 
 @tool(kind="write")
@@ -233,7 +233,7 @@ def change_room_type(
     )
     move_booking(ctx, booking, nights, total, charge_change_fee=charge_change_fee)
     booking.room_type_id = room_type_id
-    return booking_view(ctx.session, booking)
+    return booking_view(ctx, booking)
 
 
 @tool(kind="write")
@@ -260,7 +260,7 @@ def cancel_booking(
     booking.status = "cancelled"
     booking.cancelled_at = ctx.now
     booking.cancellation_reason = reason
-    return booking_view(ctx.session, booking)
+    return booking_view(ctx, booking)
 
 
 @tool(kind="write")
@@ -291,4 +291,4 @@ def add_booking_extra(
         BookingExtra(booking_id=booking_id, extra=extra, price_cents=price, complimentary=complimentary)
     )
     ctx.session.flush()
-    return booking_view(ctx.session, booking)
+    return booking_view(ctx, booking)

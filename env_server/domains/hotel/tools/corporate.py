@@ -25,7 +25,7 @@ def get_corporate_account(ctx: ToolContext, account_id: str) -> CorporateAccount
     Args:
         account_id: the account's ID, e.g. "CA-02".
     """
-    return account_view(ctx.session, _get_account(ctx, account_id))
+    return account_view(ctx, _get_account(ctx, account_id))
 
 
 @tool(kind="write")

@@ -30,7 +30,7 @@ def find_guest(ctx: ToolContext, email: str) -> GuestView:
     guest = ctx.session.scalars(select(Guest).where(func.lower(Guest.email) == email.strip().lower())).first()
     if guest is None:
         raise ToolError(f"No guest profile uses the email {email}")
-    return guest_view(ctx.session, guest)
+    return guest_view(ctx, guest)
 
 
 @tool(kind="read")
@@ -40,7 +40,7 @@ def get_guest(ctx: ToolContext, guest_id: str) -> GuestView:
     Args:
         guest_id: the guest's ID, e.g. "G-1042".
     """
-    return guest_view(ctx.session, _get_guest(ctx, guest_id))
+    return guest_view(ctx, _get_guest(ctx, guest_id))
 
 
 @tool(kind="read")
@@ -54,7 +54,7 @@ def list_guest_bookings(ctx: ToolContext, guest_id: str) -> list[BookingSummary]
     bookings = ctx.session.scalars(
         select(Booking).where(Booking.guest_id == guest_id).order_by(Booking.check_in, Booking.booking_id)
     )
-    return [booking_summary(ctx.session, b) for b in bookings]
+    return [booking_summary(ctx, b) for b in bookings]
 
 
 @tool(kind="write")
@@ -111,4 +111,4 @@ def update_guest_contact(
         if not digits.startswith("+") or not digits[1:].isdigit() or not 8 <= len(digits) <= 16:
             raise ToolError(f"{phone} is not an international phone number like +4915550123")
         guest.phone = digits
-    return guest_view(ctx.session, guest)
+    return guest_view(ctx, guest)

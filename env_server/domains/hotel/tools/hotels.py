@@ -28,7 +28,7 @@ def search_hotels(ctx: ToolContext, city: str) -> list[HotelView]:
     if not hotels:
         cities = ", ".join(ctx.session.scalars(select(Hotel.city).distinct().order_by(Hotel.city)))
         raise ToolError(f"No hotels in {city}; the chain has hotels in {cities}")
-    return [hotel_view(ctx.session, h) for h in hotels]
+    return [hotel_view(ctx, h) for h in hotels]
 
 
 @tool(kind="read")
@@ -38,7 +38,7 @@ def get_hotel(ctx: ToolContext, hotel_id: str) -> HotelView:
     Args:
         hotel_id: the hotel's ID, e.g. "H-03".
     """
-    return hotel_view(ctx.session, _get_hotel(ctx, hotel_id))
+    return hotel_view(ctx, _get_hotel(ctx, hotel_id))
 
 
 @tool(kind="read")

@@ -6,9 +6,9 @@ are imported from it; the ones `policy.md` states only in prose are named here o
 
 from __future__ import annotations
 
-from datetime import date
 from typing import Any
 
+from env_server.domain import GoldAction, call
 from env_server.domains.insurance.models import NOW, Policy, Vehicle
 from env_server.domains.insurance.seed import NO_EXCLUSION_STATES
 
@@ -52,7 +52,6 @@ INCIDENT = {
 STATES_WITHOUT_EXCLUSIONS = tuple(sorted(NO_EXCLUSION_STATES))
 
 Row = dict[str, Any]
-Action = dict[str, Any]
 
 # fmt: off
 FIRST_NAMES = (
@@ -96,39 +95,14 @@ VIN_CHARS = "ABCDEFGHJKLMNPRSTUVWXYZ0123456789"
 STATES = tuple(GEOGRAPHY)
 
 
-def cents(amount: int) -> str:
-    """Cents as the dollars a person says: 4490 -> "$44.90", 189900 -> "$1,899.00"."""
-    return f"${amount // 100:,}.{amount % 100:02d}"
-
-
-def whole_dollars(amount: int) -> str:
-    """A round amount as people say it: 100000 -> "$1,000"."""
-    return f"${amount // 100:,}"
-
-
-def day(value: date) -> str:
-    """A date as people say it: "September 15, 2026"."""
-    return f"{value.strftime('%B')} {value.day}, {value.year}"
-
-
-def day_iso(value: str) -> str:
-    """An ISO date as people say it."""
-    return day(date.fromisoformat(value))
-
-
-def action(tool: str, **args: Any) -> Action:
-    """A gold (or wrong) action."""
-    return {"tool": tool, "args": args}
-
-
 def ceil_div(a: int, b: int) -> int:
     """`a / b` rounded up, in integers."""
     return -(-a // b)
 
 
-def add_vehicle(vehicle: Vehicle) -> Action:
+def add_vehicle(vehicle: Vehicle) -> GoldAction:
     """The `add_vehicle` call that puts `vehicle` (a row not in the patch) on its policy."""
-    args: Action = {
+    args: dict[str, Any] = {
         "policy_id": vehicle.policy_id,
         "vin": vehicle.vin,
         "year": vehicle.year,
@@ -139,7 +113,7 @@ def add_vehicle(vehicle: Vehicle) -> Action:
     }
     if vehicle.lienholder is not None:
         args["lienholder"] = vehicle.lienholder
-    return action("add_vehicle", **args)
+    return call("add_vehicle", **args)
 
 
 def car(vehicle: Vehicle) -> str:
@@ -187,7 +161,7 @@ ID_CARDS_SETTLED = {
 KIN = {"child": "my kid", "spouse": "my partner", "parent": "my mother", "other_household": "my cousin"}
 
 
-def driver_settled(args: Action, said: str) -> dict[str, str]:
+def driver_settled(args: dict[str, Any], said: str) -> dict[str, str]:
     """`determined_by` of `add_driver(**args)`: the customer called the person `said` and gave the state."""
     settled = {
         "drivers.license_state": f"user: gives a {args['license_state']} licence",
@@ -212,9 +186,9 @@ def underwriting_settled(rule: str, why: str) -> dict[str, str]:
 THANKS = "Thank you, that's all I needed."
 
 
-def id_cards(policy_id: str) -> Action:
+def id_cards(policy_id: str) -> GoldAction:
     """Rule 5.5: new ID cards by email after a vehicle change on an active policy."""
-    return action("send_policy_document", policy_id=policy_id, doc_type="id_card", delivery="email")
+    return call("send_policy_document", policy_id=policy_id, doc_type="id_card", delivery="email")
 
 
 def full_coverage(policy: Policy) -> bool:

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
-from env_server.domains.insurance.families._common import TODAY, Action, action, day
+from env_server.domain import Caller, GoldAction, call, month_day_year
+from env_server.domains.insurance.families._common import TODAY
 from env_server.domains.insurance.models import BillingAccount, Customer, Driver, Policy, Vehicle
 from env_server.domains.insurance.rating import vehicle_premium_cents
 from env_server.domains.insurance.tools._common import age_on
@@ -13,8 +14,10 @@ from env_server.domains.insurance.tools.claims import _deductible
 
 
 @dataclass
-class Holder:
+class Holder(Caller):
     """A fresh policyholder with one policy, what they can tell the agent, and the rows behind them."""
+
+    identity_tool: ClassVar[str] = "verify_customer_identity"
 
     customer: Customer
     policy: Policy
@@ -48,18 +51,17 @@ class Holder:
         """The vehicles currently insured."""
         return [v for v in self.vehicles if v.status == "active"]
 
-    def find(self) -> Action:
+    def find(self) -> GoldAction:
         """The lookup of the caller's record (rule 1.1)."""
-        return action("find_customer", email=self.customer.email)
+        return call("find_customer", email=self.customer.email)
 
-    def verify(self) -> Action:
+    def identity_args(self) -> dict[str, Any]:
         """The identity check with the details the caller gives (rule 1.2)."""
-        return action(
-            "verify_customer_identity",
-            customer_id=self.id,
-            date_of_birth=self.customer.date_of_birth.isoformat(),
-            zip_code=self.customer.zip_code,
-        )
+        return {
+            "customer_id": self.id,
+            "date_of_birth": self.customer.date_of_birth.isoformat(),
+            "zip_code": self.customer.zip_code,
+        }
 
     def hello(self) -> str:
         """How the caller introduces themselves."""
@@ -68,17 +70,16 @@ class Holder:
     def identity_line(self) -> str:
         """The identity details, as the caller gives them."""
         return (
-            f"My date of birth is {day(self.customer.date_of_birth)} and my ZIP code is "
+            f"My date of birth is {month_day_year(self.customer.date_of_birth)} and my ZIP code is "
             f"{self.customer.zip_code}."
         )
 
-    def known(self, **extra: Any) -> dict[str, Any]:
-        """`known_info` for the user simulator."""
+    def identity_facts(self) -> dict[str, Any]:
+        """What the caller knows about themselves."""
         return {
             "email": self.customer.email,
             "date_of_birth": self.customer.date_of_birth.isoformat(),
             "zip_code": self.customer.zip_code,
-            **extra,
         }
 
     def persona(self, detail: str = "") -> str:
@@ -109,9 +110,11 @@ class Holder:
         return self.policy.comprehensive_deductible_cents is not None
 
 
-def ticket(holder: Holder, category: str, subject: str, description: str, priority: str = "normal") -> Action:
+def ticket(
+    holder: Holder, category: str, subject: str, description: str, priority: str = "normal"
+) -> GoldAction:
     """A support ticket about `holder`'s policy."""
-    return action(
+    return call(
         "create_support_ticket",
         customer_id=holder.id,
         policy_id=holder.policy_id,

@@ -13,6 +13,7 @@ import random
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
+from typing import Any
 
 from env_server.domain import ScenarioPatch, ScenarioUnavailable
 from env_server.domains.insurance.families._common import (
@@ -27,7 +28,6 @@ from env_server.domains.insurance.families._common import (
     STYLES,
     TODAY,
     VIN_CHARS,
-    Action,
     Row,
     full_coverage,
 )
@@ -68,7 +68,7 @@ class Scene(ScenarioPatch):
 
     _vehicles: list[Row] | None = None
 
-    def add(self, *objects: Base) -> None:
+    def add_objects(self, *objects: Base) -> None:
         """Append ORM objects to the patch."""
         for obj in objects:
             self.patch[str(obj.__tablename__)].append(row(obj))
@@ -211,7 +211,7 @@ class Scene(ScenarioPatch):
             next_due_date=TODAY + timedelta(days=rng.randint(1, 28)),
         )
         holder = Holder(customer, policy, cars, drivers, account, rng.choice(STYLES))
-        self.add(customer, policy, *holder.vehicles, *holder.drivers, holder.account)
+        self.add_objects(customer, policy, *holder.vehicles, *holder.drivers, holder.account)
         return holder
 
     def vehicle(self, policy: Policy, *, ownership: str | None = None, new: bool = False) -> Vehicle:
@@ -284,7 +284,9 @@ class Scene(ScenarioPatch):
             return holder_age + rng.randint(20, 32)
         return rng.randint(ADULT_AGE + 1, 65)
 
-    def newcomer(self, holder: Holder, *, relationship: str | None = None, young: bool = False) -> Action:
+    def newcomer(
+        self, holder: Holder, *, relationship: str | None = None, young: bool = False
+    ) -> dict[str, Any]:
         """`add_driver` arguments for a household member not yet on `holder`'s policy.
 
         Args:
@@ -346,5 +348,5 @@ class Scene(ScenarioPatch):
             payout_cents=max(0, estimate - deductible) if status == "approved" else None,
             description=f"{INCIDENT[cause].capitalize()}.",
         )
-        self.add(claim)
+        self.add_objects(claim)
         return claim

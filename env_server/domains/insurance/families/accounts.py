@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from env_server.domain import ScenarioContext
-from env_server.domains.insurance.families._common import GEOGRAPHY, STATES, THANKS, action, day
+from env_server.domain import ScenarioContext, call, month_day_year, user_spec
+from env_server.domains.insurance.families._common import GEOGRAPHY, STATES, THANKS
 from env_server.domains.insurance.families._holder import ticket
 from env_server.domains.insurance.families._scene import Scene
 from shared.tasks import Task
@@ -41,13 +41,13 @@ def identity_then_change(ctx: ScenarioContext) -> Task:
         state = rng.choice([s for s in STATES if s != customer.state])
     street, city, zip_code = scene.address(state)
     if what == "email":
-        change = action("update_contact_details", customer_id=cid, email=new_email)
+        change = call("update_contact_details", customer_id=cid, email=new_email)
         ask, detail = "update my email address", f"The new one is {new_email}."
     elif what == "phone":
-        change = action("update_contact_details", customer_id=cid, phone=new_phone)
+        change = call("update_contact_details", customer_id=cid, phone=new_phone)
         ask, detail = "change my phone number", f"The new number is ({area}) {new_phone[4:]}."
     else:
-        change = action(
+        change = call(
             "update_mailing_address",
             customer_id=cid,
             street=street,
@@ -63,7 +63,8 @@ def identity_then_change(ctx: ScenarioContext) -> Task:
         script = [
             f"Hello, I'm {caller}, calling for my spouse {holder.name} ({customer.email}), who's at work. "
             f"We need to {ask.replace('my', 'our')}.",
-            f"I have the details: born {day(customer.date_of_birth)}, ZIP {customer.zip_code}. I'm a listed "
+            f"I have the details: born {month_day_year(customer.date_of_birth)}, ZIP "
+            f"{customer.zip_code}. I'm a listed "
             f"driver on policy {pid}. {detail}",
             f"Oh, I see. I'll ask {customer.first_name} to call.",
         ]
@@ -82,8 +83,8 @@ def identity_then_change(ctx: ScenarioContext) -> Task:
         wrong_birth = customer.date_of_birth + timedelta(days=rng.choice((-366, -31, 1, 30, 365)))
         script = [
             f"{holder.hello()} I'd like to {ask}. {detail}",
-            f"My date of birth is {day(wrong_birth)} and my ZIP is {customer.zip_code}.",
-            f"I'm sure it's {day(wrong_birth)}. Can't you just open a request for it?",
+            f"My date of birth is {month_day_year(wrong_birth)} and my ZIP is {customer.zip_code}.",
+            f"I'm sure it's {month_day_year(wrong_birth)}. Can't you just open a request for it?",
             "Fine, I'll find my documents and call back.",
         ]
         persona = holder.persona("misremembers the date of birth on file")
@@ -118,15 +119,15 @@ def identity_then_change(ctx: ScenarioContext) -> Task:
             [],
             f"Verify the policyholder, then {ask} ({'same state' if what == 'address' else what}).",
         )
-    user = {
-        "persona": persona,
-        "goal": f"{ask[0].upper()}{ask[1:]} for {holder.name}",
-        "known_info": known,
-        "unknown_info": ["the verification rules"],
-        "instructions": "Give only the details in your script; do not invent others. Accept the agent's "
+    user = user_spec(
+        persona=persona,
+        goal=f"{ask[0].upper()}{ask[1:]} for {holder.name}",
+        known=known,
+        unknown=["the verification rules"],
+        instructions="Give only the details in your script; do not invent others. Accept the agent's "
         "answer if it refuses or proposes another route.",
-        "script": script,
-    }
+        script=script,
+    )
     common = {"user": user, "initial_patch": scene.initial_patch()}
     if variant == "other-state":
         return ctx.task(

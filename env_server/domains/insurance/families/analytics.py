@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from env_server.domain import ScenarioContext
+from env_server.domain import ScenarioContext, user_spec
 from env_server.domains.insurance.families._common import (
     ADJUSTER_THRESHOLD_CENTS,
     COVERAGE_BY_CAUSE,
@@ -51,12 +51,7 @@ def _analytics(
         kind="analytics",
         difficulty_tags=["analytics", *tags],
         description=description,
-        user={
-            "persona": persona,
-            "goal": description,
-            "instructions": _STAFF,
-            "script": [question, clarify],
-        },
+        user=user_spec(persona=persona, goal=description, instructions=_STAFF, script=[question, clarify]),
         initial_patch=scene.initial_patch(),
         analytics={"gold_sql": " ".join(sql.split())},
     )

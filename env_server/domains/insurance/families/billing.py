@@ -4,16 +4,8 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from env_server.domain import ScenarioContext
-from env_server.domains.insurance.families._common import (
-    REINSTATE_WINDOW_DAYS,
-    THANKS,
-    TODAY,
-    action,
-    ceil_div,
-    cents,
-    day,
-)
+from env_server.domain import ScenarioContext, call, dollars_and_cents, month_day_year
+from env_server.domains.insurance.families._common import REINSTATE_WINDOW_DAYS, THANKS, TODAY, ceil_div
 from env_server.domains.insurance.families._scene import Scene
 from env_server.domains.insurance.tools.billing import MAX_INSTALMENTS, MIN_INSTALMENTS
 from shared.tasks import Task
@@ -32,16 +24,9 @@ def instalment_plan(ctx: ScenarioContext) -> Task:
     tell_amount = rng.random() < 0.5
     refused = status == "lapsed" or count > MAX_INSTALMENTS
     pid = holder.policy_id
-    user = {
-        "persona": holder.persona("behind on premium payments"),
-        "goal": f"Spread the past-due premium on policy {pid} over {asked} monthly payments",
-        "known_info": holder.known(policy_id=pid),
-        "unknown_info": ["the past-due amount", "how many instalments the rules allow"],
-        "instructions": (
-            f"Ask for {asked} payments. If the agent explains the number is fixed by the rules, accept the "
-            "number it gives; if it says you are not eligible, accept that. Do not offer to pay now."
-        ),
-        "script": [
+    user = holder.user(
+        f"Spread the past-due premium on policy {pid} over {asked} monthly payments",
+        [
             f"{holder.hello()} I'm behind on my car insurance, policy {pid}. Could I spread what I owe "
             f"over {asked} monthly payments?",
             holder.identity_line() + ("" if refused or not tell_amount else " How much is each payment?"),
@@ -51,34 +36,39 @@ def instalment_plan(ctx: ScenarioContext) -> Task:
                 else ["Okay, if that's what the rules allow, yes, go ahead.", THANKS]
             ),
         ],
-    }
-    reads = [holder.find(), action("get_billing_account", policy_id=pid)]
-    plan = action("create_instalment_plan", policy_id=pid, instalment_count=count)
+        detail="behind on premium payments",
+        known={"policy_id": pid},
+        unknown=["the past-due amount", "how many instalments the rules allow"],
+        instructions=f"Ask for {asked} payments. If the agent explains the number is fixed by the rules, "
+        "accept the number it gives; if it says you are not eligible, accept that. Do not offer to pay now.",
+    )
+    reads = [holder.find(), call("get_billing_account", policy_id=pid)]
+    plan = call("create_instalment_plan", policy_id=pid, instalment_count=count)
     if refused:
         why = "lapsed" if status == "lapsed" else f"{count} instalments, over {MAX_INSTALMENTS}"
         wrong_count = min(max(count, MIN_INSTALMENTS), MAX_INSTALMENTS)
         return ctx.task(
             difficulty_tags=["billing", "instalment-plan", "refusal", "calculation"],
-            description=f"Catch-up plan refused ({why}): {cents(past_due)} past due on a {cents(premium)} "
-            "premium.",
+            description=f"Catch-up plan refused ({why}): {dollars_and_cents(past_due)} past due on a "
+            f"{dollars_and_cents(premium)} premium.",
             user=user,
             initial_patch=scene.initial_patch(),
             gold_actions=reads,
             wrong_actions=[
                 holder.verify(),
-                action("create_instalment_plan", policy_id=pid, instalment_count=wrong_count),
+                call("create_instalment_plan", policy_id=pid, instalment_count=wrong_count),
             ],
             # The decisive fact: the lapse (rule 10.4), else the prescribed count over the maximum (10.3).
             communicate=["lapsed" if status == "lapsed" else str(count)],
         )
     return ctx.task(
         difficulty_tags=["billing", "instalment-plan", "calculation"],
-        description=f"{cents(past_due)} past due on a {cents(premium)} premium: the plan has {count} "
-        f"instalments, not the {asked} asked for.",
+        description=f"{dollars_and_cents(past_due)} past due on a {dollars_and_cents(premium)} premium: the "
+        f"plan has {count} instalments, not the {asked} asked for.",
         user=user,
         initial_patch=scene.initial_patch(),
         gold_actions=[*reads[:1], holder.verify(), reads[1], plan],
-        communicate=[cents(ceil_div(past_due, count))] if tell_amount else [],
+        communicate=[dollars_and_cents(ceil_div(past_due, count))] if tell_amount else [],
     )
 
 
@@ -94,21 +84,17 @@ def reinstate_lapsed(ctx: ScenarioContext) -> Task:
     pid, owed = holder.policy_id, holder.account.past_due_cents
     offer = rng.choice((None, owed // 2, holder.policy.monthly_premium_cents))
     offer_line = (
-        f" Could I just pay {cents(offer)} today to get it going again?" if offer and offer < owed else ""
+        f" Could I just pay {dollars_and_cents(offer)} today to get it going again?"
+        if offer and offer < owed
+        else ""
     )
     tell_amount = rng.random() < 0.5
     refused = days > REINSTATE_WINDOW_DAYS
-    user = {
-        "persona": holder.persona("let the policy lapse after a job change and wants to drive again"),
-        "goal": f"Get lapsed policy {pid} back in force",
-        "known_info": holder.known(policy_id=pid, lapse="missed payments, coverage stopped"),
-        "unknown_info": ["the exact past-due amount", "the reinstatement rules"],
-        "instructions": (
-            "Ask to reinstate. If the agent says the whole past-due amount must be paid, agree to pay it in "
-            "full from the card or account on file. If it says the policy cannot be reinstated, accept it."
-        ),
-        "script": [
-            f"{holder.hello()} My policy {pid} lapsed on {day(lapsed_on)} because I missed payments. "
+    user = holder.user(
+        f"Get lapsed policy {pid} back in force",
+        [
+            f"{holder.hello()} My policy {pid} lapsed on {month_day_year(lapsed_on)} because I missed "
+            f"payments. "
             "I'd like to get it reinstated." + offer_line,
             holder.identity_line() + ("" if refused or not tell_amount else " How much do I need to pay?"),
             *(
@@ -120,11 +106,17 @@ def reinstate_lapsed(ctx: ScenarioContext) -> Task:
                 ]
             ),
         ],
-    }
-    reads = [holder.find(), action("get_policy", policy_id=pid), action("get_billing_account", policy_id=pid)]
+        detail="let the policy lapse after a job change and wants to drive again",
+        known={"policy_id": pid, "lapse": "missed payments, coverage stopped"},
+        unknown=["the exact past-due amount", "the reinstatement rules"],
+        instructions="Ask to reinstate. If the agent says the whole past-due amount must be paid, agree "
+        "to pay it in "
+        "full from the card or account on file. If it says the policy cannot be reinstated, accept it.",
+    )
+    reads = [holder.find(), call("get_policy", policy_id=pid), call("get_billing_account", policy_id=pid)]
     pay = [
-        action("make_payment", policy_id=pid, amount_cents=owed),
-        action("reinstate_policy", policy_id=pid),
+        call("make_payment", policy_id=pid, amount_cents=owed),
+        call("reinstate_policy", policy_id=pid),
     ]
     if refused:
         return ctx.task(
@@ -138,9 +130,10 @@ def reinstate_lapsed(ctx: ScenarioContext) -> Task:
         )
     return ctx.task(
         difficulty_tags=["billing", "reinstatement", "dates", "multi-step"],
-        description=f"Lapsed {days} days ago: pay the whole {cents(owed)} past due, then reinstate.",
+        description=f"Lapsed {days} days ago: pay the whole {dollars_and_cents(owed)} past due, then "
+        f"reinstate.",
         user=user,
         initial_patch=scene.initial_patch(),
         gold_actions=[reads[0], holder.verify(), *reads[1:], *pay],
-        communicate=[cents(owed)] if tell_amount else [],
+        communicate=[dollars_and_cents(owed)] if tell_amount else [],
     )

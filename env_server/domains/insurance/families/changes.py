@@ -2,24 +2,27 @@
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import date, timedelta
 
-from env_server.domain import ScenarioContext
+from env_server.domain import (
+    GoldAction,
+    ScenarioContext,
+    call,
+    dollars_and_cents,
+    month_day_year,
+    whole_dollars,
+)
 from env_server.domains.insurance.families._common import (
     COVERAGE_BY_CAUSE,
     ID_CARDS_SETTLED,
     THANKS,
     TODAY,
-    action,
     add_vehicle,
     car,
     car_settled,
-    cents,
-    day_iso,
     describe_car,
     driver_settled,
     id_cards,
-    whole_dollars,
 )
 from env_server.domains.insurance.families._holder import Holder
 from env_server.domains.insurance.families._scene import Scene
@@ -63,38 +66,38 @@ def vehicle_swap(ctx: ScenarioContext) -> Task:
     pid = holder.policy_id
     old = rng.choice(holder.active_vehicles)
     new = scene.vehicle(holder.policy, new=True)
-    remove = action("remove_vehicle", policy_id=pid, vehicle_id=old.vehicle_id)
-    extra: list[dict[str, object]] = []
+    remove = call("remove_vehicle", policy_id=pid, vehicle_id=old.vehicle_id)
+    extra: list[GoldAction] = []
     driver_line = ""
     settled = car_settled(new) | ID_CARDS_SETTLED
     if variant == "claim-blocks":
         _undecided_claim(scene, holder, rng.choice(("open", "adjuster_review")), old)
     elif variant == "swap+driver":
         args = scene.newcomer(holder, relationship="child" if holder.age >= 42 else "spouse")
-        extra = [action("add_driver", **args)]
+        extra = [call("add_driver", **args)]
         settled |= driver_settled(args, f"my {args['relationship']} {args['first_name']} will drive it")
         driver_line = (
             f" Also, my {args['relationship']} {args['first_name']} {args['last_name']} will drive it: born "
-            f"{day_iso(args['date_of_birth'])}, licence {args['license_number']} ({args['license_state']}); "
-            "please add them as a driver."
+            f"{month_day_year(date.fromisoformat(args['date_of_birth']))}, licence {args['license_number']} "
+            f"({args['license_state']}); please add them as a driver."
         )
-    user = {
-        "persona": holder.persona("just traded in a car"),
-        "goal": f"Replace the {car(old)} with the new {car(new)} on policy {pid}"
+    user = holder.user(
+        f"Replace the {car(old)} with the new {car(new)} on policy {pid}"
         + (" and add a young driver" if extra else ""),
-        "known_info": holder.known(policy_id=pid, new_vehicle=describe_car(new), old_vehicle=car(old)),
-        "unknown_info": ["vehicle ids", "the new premium"],
-        "instructions": "Give the details when asked and confirm the changes. Accept ID cards by email. If "
-        "the agent says the old car cannot come off yet, accept that.",
-        "script": [
+        [
             f"{holder.hello()} I traded in my {car(old)} today for a new car and need to switch the "
             f"insurance on policy {pid}.",
             f"{holder.identity_line()} {describe_car(new)}{driver_line}",
             "Yes, that's all correct, please go ahead.",
             THANKS,
         ],
-    }
-    head = [holder.find(), holder.verify(), action("get_policy", policy_id=pid)]
+        detail="just traded in a car",
+        known={"policy_id": pid, "new_vehicle": describe_car(new), "old_vehicle": car(old)},
+        unknown=["vehicle ids", "the new premium"],
+        instructions="Give the details when asked and confirm the changes. Accept ID cards by email. If "
+        "the agent says the old car cannot come off yet, accept that.",
+    )
+    head = [holder.find(), holder.verify(), call("get_policy", policy_id=pid)]
     if variant == "claim-blocks":
         return ctx.task(
             difficulty_tags=["vehicles", "claims", "multi-step", "documents", "partial-refusal"],
@@ -137,22 +140,22 @@ def deductible_change(ctx: ScenarioContext) -> Task:
     refused = status == "lapsed" or (lowering and claim is not None)
     premium = holder.premium_with(**{column: target})
     reason = "lower my out-of-pocket costs" if lowering else "bring my premium down"
-    user = {
-        "persona": holder.persona("reviewing the policy's coverages"),
-        "goal": f"Change the {coverage} deductible on policy {pid} to {whole_dollars(target)}",
-        "known_info": holder.known(policy_id=pid),
-        "unknown_info": ["the current deductibles", "the new premium", "the rules on deductible changes"],
-        "instructions": f"Ask for a {whole_dollars(target)} {coverage} deductible and to be told the new "
-        "monthly premium. Confirm when asked. If the agent refuses, accept it.",
-        "script": [
+    user = holder.user(
+        f"Change the {coverage} deductible on policy {pid} to {whole_dollars(target)}",
+        [
             f"{holder.hello()} I'd like to change the {coverage} deductible on policy {pid} to "
             f"{whole_dollars(target)} to {reason}. What would my monthly premium be?",
             holder.identity_line(),
             *(["I understand, leave it then."] if refused else [f"Yes, {coverage} only, go ahead.", THANKS]),
         ],
-    }
-    change = action("change_deductible", policy_id=pid, coverage=coverage, deductible_cents=target)
-    reads = [holder.find(), action("get_policy", policy_id=pid), action("list_claims", policy_id=pid)]
+        detail="reviewing the policy's coverages",
+        known={"policy_id": pid},
+        unknown=["the current deductibles", "the new premium", "the rules on deductible changes"],
+        instructions=f"Ask for a {whole_dollars(target)} {coverage} deductible and to be told the new "
+        "monthly premium. Confirm when asked. If the agent refuses, accept it.",
+    )
+    change = call("change_deductible", policy_id=pid, coverage=coverage, deductible_cents=target)
+    reads = [holder.find(), call("get_policy", policy_id=pid), call("list_claims", policy_id=pid)]
     if refused:
         lapsed = status == "lapsed"
         return ctx.task(
@@ -171,11 +174,11 @@ def deductible_change(ctx: ScenarioContext) -> Task:
         difficulty_tags=["coverage", "deductible", "communicate", *(["claims"] if claim else [])],
         description=f"{'Lower' if lowering else 'Raise'} the {coverage} deductible to {whole_dollars(target)}"
         + (" (an undecided claim does not block a raise)" if claim else "")
-        + f"; the new premium is {cents(premium)}.",
+        + f"; the new premium is {dollars_and_cents(premium)}.",
         user=user,
         initial_patch=scene.initial_patch(),
         gold_actions=[reads[0], holder.verify(), *reads[1:], change],
-        communicate=[cents(premium)],
+        communicate=[dollars_and_cents(premium)],
         determined_by={
             **{
                 f"policies.{c}_deductible_cents": f"user: asks to change the {coverage} deductible only"

@@ -10,7 +10,13 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from env_server.domain import ScenarioContext
+from env_server.domain import (
+    ScenarioContext,
+    call,
+    dollars_and_cents,
+    month_day_year,
+    whole_dollars,
+)
 from env_server.domains.insurance.families._common import (
     ADJUSTER_THRESHOLD_CENTS,
     COVERAGE_BY_CAUSE,
@@ -18,11 +24,7 @@ from env_server.domains.insurance.families._common import (
     INCIDENT,
     THANKS,
     TODAY,
-    action,
     car,
-    cents,
-    day,
-    whole_dollars,
 )
 from env_server.domains.insurance.families._scene import Scene
 from shared.tasks import Task
@@ -82,7 +84,7 @@ def not_fileable(ctx: ScenarioContext) -> Task:
         estimate = deductible + rng.randint(300, 4500) * 100 + rng.choice((0, 50))
     vehicle = rng.choice(holder.active_vehicles)
     pid = holder.policy_id
-    file = action(
+    file = call(
         "file_claim",
         policy_id=pid,
         vehicle_id=vehicle.vehicle_id,
@@ -93,25 +95,26 @@ def not_fileable(ctx: ScenarioContext) -> Task:
         injuries=False,
         description=INCIDENT[cause].capitalize() + ".",
     )
-    user = {
-        "persona": holder.persona("wants the damage paid"),
-        "goal": f"File a claim for the {car(vehicle)} on policy {pid}",
-        "known_info": holder.known(
-            policy_id=pid,
-            incident=f"{INCIDENT[cause]} on {incident}; repair estimate {cents(estimate)}; nobody was hurt",
-        ),
-        "unknown_info": ["the claim rules"],
-        "instructions": "Give the incident details when asked. If the agent says the claim cannot be filed, "
-        "ask once whether an exception is possible, then accept.",
-        "script": [
+    user = holder.user(
+        f"File a claim for the {car(vehicle)} on policy {pid}",
+        [
             f"{holder.hello()} I need to file a claim on policy {pid} for my {car(vehicle)}: "
             f"{INCIDENT[cause]}.",
-            f"{holder.identity_line()} It happened on {day(incident)} and the shop estimates "
-            f"{cents(estimate)}. Nobody was hurt.",
+            f"{holder.identity_line()} It happened on {month_day_year(incident)} and the shop estimates "
+            f"{dollars_and_cents(estimate)}. Nobody was hurt.",
             "Can't you make an exception?",
             "Okay, I understand.",
         ],
-    }
+        detail="wants the damage paid",
+        known={
+            "policy_id": pid,
+            "incident": f"{INCIDENT[cause]} on {incident}; repair estimate {dollars_and_cents(estimate)}; "
+            f"nobody was hurt",
+        },
+        unknown=["the claim rules"],
+        instructions="Give the incident details when asked. If the agent says the claim cannot be filed, "
+        "ask once whether an exception is possible, then accept.",
+    )
     return ctx.task(
         difficulty_tags=[
             "claims",
@@ -122,7 +125,7 @@ def not_fileable(ctx: ScenarioContext) -> Task:
         description=f"A claim for {cause.replace('_', ' ')} is not filed: {why}.",
         user=user,
         initial_patch=scene.initial_patch(),
-        gold_actions=[holder.find(), action("get_policy", policy_id=pid)],
+        gold_actions=[holder.find(), call("get_policy", policy_id=pid)],
         wrong_actions=[holder.verify(), file],
         communicate=[told],  # the decisive fact of the refusal: window, status, coverage or deductible
     )
@@ -164,28 +167,34 @@ def decide_claim(ctx: ScenarioContext) -> Task:
     refer = estimate >= ADJUSTER_THRESHOLD_CENTS or injuries or cause == "theft"
     hurt = " My passenger hurt her neck and saw a doctor." if injuries else " Nobody was hurt."
     script = [
-        f"{holder.hello()} I reported claim {cid} online on {day(reported)}: {INCIDENT[cause]}. The "
-        "app says it's waiting for a decision. Can you finish it and tell me what I'll get?",
+        f"{holder.hello()} I reported claim {cid} online on {month_day_year(reported)}: {INCIDENT[cause]}. "
+        "The app says it's waiting for a decision. Can you finish it and tell me what I'll get?",
         holder.identity_line() + hurt,
     ]
-    user = {
-        "persona": holder.persona("filed a claim online and wants it paid"),
-        "goal": f"Get claim {cid} on policy {pid} decided and paid",
-        "known_info": holder.known(policy_id=pid, claim_id=cid, incident=INCIDENT[cause]),
-        "unknown_info": ["the approval limits", "the deductible"],
-        "instructions": "Ask for the claim to be paid. Accept an adjuster review if the agent explains it; "
+    user = holder.user(
+        f"Get claim {cid} on policy {pid} decided and paid",
+        script,
+        detail="filed a claim online and wants it paid",
+        known={"policy_id": pid, "claim_id": cid, "incident": INCIDENT[cause]},
+        unknown=["the approval limits", "the deductible"],
+        instructions="Ask for the claim to be paid. Accept an adjuster review if the agent explains it; "
         "agree to upload a police report if asked.",
-        "script": script,
-    }
-    head = [holder.find(), holder.verify(), action("get_claim", claim_id=cid)]
-    script.append("All right. Yes, please send it to the adjuster." if refer else "Yes, please approve it.")
-    script.append(THANKS)
+    )
+    head = [holder.find(), holder.verify(), call("get_claim", claim_id=cid)]
+    user.script.append(
+        "All right. Yes, please send it to the adjuster." if refer else "Yes, please approve it."
+    )
+    user.script.append(THANKS)
     if refer:
         why = (
-            "theft" if cause == "theft" else "an injury" if injuries else f"an estimate of {cents(estimate)}"
+            "theft"
+            if cause == "theft"
+            else "an injury"
+            if injuries
+            else f"an estimate of {dollars_and_cents(estimate)}"
         )
         police = (
-            [action("request_claim_document", claim_id=cid, doc_type="police_report")]
+            [call("request_claim_document", claim_id=cid, doc_type="police_report")]
             if cause == "theft"
             else []
         )
@@ -196,7 +205,7 @@ def decide_claim(ctx: ScenarioContext) -> Task:
             + "; no payout is promised.",
             user=user,
             initial_patch=scene.initial_patch(),
-            gold_actions=[*head, action("refer_claim_to_adjuster", claim_id=cid), *police],
+            gold_actions=[*head, call("refer_claim_to_adjuster", claim_id=cid), *police],
             communicate=["adjuster"],
             determined_by={"documents.doc_type": "policy 8.3: every theft claim gets a police_report request"}
             if police
@@ -205,10 +214,10 @@ def decide_claim(ctx: ScenarioContext) -> Task:
     payout = estimate - claim.deductible_cents
     return ctx.task(
         difficulty_tags=["claims", "deductible", "payout", "communicate"],
-        description=f"A {cents(estimate)} {coverage} claim is approved: {cents(payout)} after the "
-        f"{cents(claim.deductible_cents)} deductible.",
+        description=f"A {dollars_and_cents(estimate)} {coverage} claim is approved: "
+        f"{dollars_and_cents(payout)} after the {dollars_and_cents(claim.deductible_cents)} deductible.",
         user=user,
         initial_patch=scene.initial_patch(),
-        gold_actions=[*head, action("approve_claim_payout", claim_id=cid)],
-        communicate=[cents(payout)],
+        gold_actions=[*head, call("approve_claim_payout", claim_id=cid)],
+        communicate=[dollars_and_cents(payout)],
     )

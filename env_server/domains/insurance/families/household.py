@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from env_server.domain import ScenarioContext
+from datetime import date
+
+from env_server.domain import ScenarioContext, call, month_day_year
 from env_server.domains.insurance.families._common import (
     ID_CARDS_SETTLED,
     KIN,
@@ -11,11 +13,9 @@ from env_server.domains.insurance.families._common import (
     STATES_WITHOUT_EXCLUSIONS,
     THANKS,
     UNDERWRITING_MAX_YEAR,
-    action,
     add_vehicle,
     car,
     car_settled,
-    day_iso,
     describe_car,
     driver_settled,
     full_coverage,
@@ -70,22 +70,18 @@ def change_by_status(ctx: ScenarioContext) -> Task:
         young = in_force and rng.random() < 0.3
         args = scene.newcomer(holder, young=young)
         relationship = args["relationship"]
-        change = action("add_driver", **args)
+        change = call("add_driver", **args)
         wish = f"add {KIN[relationship]} {args['first_name']} as a driver on policy {pid}"
         settled = driver_settled(args, f"{KIN[relationship]} {args['first_name']}")
         details = (
-            f"{args['first_name']} {args['last_name']}, born {day_iso(args['date_of_birth'])}, "
+            f"{args['first_name']} {args['last_name']}, born "
+            f"{month_day_year(date.fromisoformat(args['date_of_birth']))}, "
             f"{args['license_state']} licence {args['license_number']}; lives with me."
         )
         what = "driver"
-    user = {
-        "persona": holder.persona(f"wants to add a {what}"),
-        "goal": wish[0].upper() + wish[1:],
-        "known_info": holder.known(policy_id=pid, details=details),
-        "unknown_info": ["the policy's current status rules"],
-        "instructions": "Give the details when asked and confirm the change. If the agent refuses or "
-        "proposes a review instead, accept that; do not ask for anything else.",
-        "script": [
+    user = holder.user(
+        wish[0].upper() + wish[1:],
+        [
             f"{holder.hello()} I'd like to {wish}.",
             f"{holder.identity_line()} {details}",
             *(
@@ -94,8 +90,13 @@ def change_by_status(ctx: ScenarioContext) -> Task:
                 else ["Yes, that's right, please go ahead.", THANKS]
             ),
         ],
-    }
-    reads = [holder.find(), action("get_policy", policy_id=pid)]
+        detail=f"wants to add a {what}",
+        known={"policy_id": pid, "details": details},
+        unknown=["the policy's current status rules"],
+        instructions="Give the details when asked and confirm the change. If the agent refuses or "
+        "proposes a review instead, accept that; do not ask for anything else.",
+    )
+    reads = [holder.find(), call("get_policy", policy_id=pid)]
     fields = {"user": user, "initial_patch": scene.initial_patch()}
     if status == "lapsed":
         return ctx.task(
@@ -116,7 +117,7 @@ def change_by_status(ctx: ScenarioContext) -> Task:
             **fields,
         )
     if young:
-        args = change["args"]
+        args = change.args
         return ctx.task(
             difficulty_tags=["drivers", "underwriting", "hold", "dates"],
             description="A new driver under 18 is not added by chat: an underwriting ticket instead.",
@@ -160,27 +161,27 @@ def exclude_by_state(ctx: ScenarioContext) -> Task:
     if variant == "new":
         args = scene.newcomer(holder, relationship="other_household")
         who = f"{args['first_name']} {args['last_name']}"
-        change = action("add_driver", **args, excluded=True)
+        change = call("add_driver", **args, excluded=True)
         ask = (
             f"my roommate {who} just moved in. They have their own car and I don't want them covered on "
             "mine, so please add them as an excluded driver"
         )
         details = (
-            f"{who}, born {day_iso(args['date_of_birth'])}, {args['license_state']} licence "
-            f"{args['license_number']}."
+            f"{who}, born {month_day_year(date.fromisoformat(args['date_of_birth']))}, "
+            f"{args['license_state']} licence {args['license_number']}."
         )
-        settled = driver_settled(change["args"], f"my roommate {who} just moved in")
+        settled = driver_settled(change.args, f"my roommate {who} just moved in")
     else:
         person = rng.choice((spouse, child)) if variant == "listed" else child
         who = f"{person.first_name} {person.last_name}"
         if variant == "listed":
-            change = action("exclude_driver", policy_id=pid, driver_id=person.driver_id)
+            change = call("exclude_driver", policy_id=pid, driver_id=person.driver_id)
             ask = (
                 f"I don't want {who} covered to drive my cars any more; they still live with me. "
                 "Please exclude them"
             )
         else:
-            change = action("remove_driver", policy_id=pid, driver_id=person.driver_id)
+            change = call("remove_driver", policy_id=pid, driver_id=person.driver_id)
             kin = "kid" if person.relationship == "child" else "cousin"
             ask = (
                 f"my {kin} {who} moved out to their own apartment last month and has their own insurance "
@@ -189,20 +190,20 @@ def exclude_by_state(ctx: ScenarioContext) -> Task:
         details = f"It's {who} on policy {pid}."
         settled = {}
     refused = variant != "moved-out" and no_exclusions
-    user = {
-        "persona": holder.persona(f"rating state {state}"),
-        "goal": f"Change whether {who} is covered on policy {pid}",
-        "known_info": holder.known(policy_id=pid, person=who),
-        "unknown_info": ["the state rules on driver exclusions"],
-        "instructions": "Confirm the change when asked. If the agent says it cannot be done in your state, "
-        "accept that and do not ask for a removal or anything else instead.",
-        "script": [
+    user = holder.user(
+        f"Change whether {who} is covered on policy {pid}",
+        [
             f"{holder.hello()} On policy {pid}: {ask}.",
             f"{holder.identity_line()} {details}",
             *(["I see, then leave it as it is. Thanks."] if refused else ["Yes, please go ahead.", THANKS]),
         ],
-    }
-    reads = [holder.find(), action("get_policy", policy_id=pid)]
+        detail=f"rating state {state}",
+        known={"policy_id": pid, "person": who},
+        unknown=["the state rules on driver exclusions"],
+        instructions="Confirm the change when asked. If the agent says it cannot be done in your state, "
+        "accept that and do not ask for a removal or anything else instead.",
+    )
+    reads = [holder.find(), call("get_policy", policy_id=pid)]
     tags = ["drivers", "exclusion" if variant != "moved-out" else "removal", "state-rules"]
     if refused:
         return ctx.task(
@@ -247,20 +248,20 @@ def vehicle_rules(ctx: ScenarioContext) -> Task:
         vehicle.year = rng.randint(1978, UNDERWRITING_MAX_YEAR)
     change = add_vehicle(vehicle)
     refused = variant in ("fifth", "uncovered")
-    user = {
-        "persona": holder.persona("just got another vehicle"),
-        "goal": f"Add a {car(vehicle)} to policy {pid}",
-        "known_info": holder.known(policy_id=pid, vehicle=describe_car(vehicle)),
-        "unknown_info": ["the vehicle rules"],
-        "instructions": "Give the vehicle details and confirm. If the agent refuses or proposes a review by "
-        "another team, accept that.",
-        "script": [
+    user = holder.user(
+        f"Add a {car(vehicle)} to policy {pid}",
+        [
             f"{holder.hello()} I need to add a vehicle to my policy {pid}.",
             f"{holder.identity_line()} {describe_car(vehicle)}",
             *(["Okay, I understand. Thank you."] if refused else ["Yes, please go ahead.", THANKS]),
         ],
-    }
-    reads = [holder.find(), action("get_policy", policy_id=pid)]
+        detail="just got another vehicle",
+        known={"policy_id": pid, "vehicle": describe_car(vehicle)},
+        unknown=["the vehicle rules"],
+        instructions="Give the vehicle details and confirm. If the agent refuses or proposes a review by "
+        "another team, accept that.",
+    )
+    reads = [holder.find(), call("get_policy", policy_id=pid)]
     patch = scene.initial_patch()
     if variant == "old":
         return ctx.task(

@@ -7,25 +7,17 @@ from typing import TypeVar
 
 from sqlalchemy import select
 
-from env_server.domain import ToolContext, ToolError
+from env_server.domain import ToolContext, ToolError, is_verified
 from env_server.domains.insurance.models import (
     BillingAccount,
     Claim,
     Customer,
     Driver,
     IdentityVerification,
-    InstalmentPlan,
-    Payment,
     Policy,
     Vehicle,
 )
 from env_server.domains.insurance.rating import premium_under
-from env_server.domains.insurance.tools._views import (
-    BillingView,
-    CustomerView,
-    DriverView,
-    PolicyView,
-)
 
 
 def _get_customer(ctx: ToolContext, customer_id: str) -> Customer:
@@ -74,10 +66,7 @@ def _get_billing(ctx: ToolContext, policy: Policy) -> BillingAccount:
 
 def require_verified(ctx: ToolContext, customer_id: str) -> None:
     """Refuse a write unless `customer_id` passed `verify_customer_identity` in this conversation."""
-    found = ctx.session.scalars(
-        select(IdentityVerification.verification_id).where(IdentityVerification.customer_id == customer_id)
-    ).first()
-    if found is None:
+    if not is_verified(ctx, IdentityVerification.customer_id, customer_id):
         raise ToolError(
             f"Customer {customer_id} has not been verified in this conversation; "
             "call verify_customer_identity first"
@@ -127,49 +116,4 @@ def _vehicles(ctx: ToolContext, policy: Policy) -> list[Vehicle]:
         ctx.session.scalars(
             select(Vehicle).where(Vehicle.policy_id == policy.policy_id).order_by(Vehicle.vehicle_id)
         )
-    )
-
-
-def customer_view(ctx: ToolContext, customer: Customer) -> CustomerView:
-    """The agent's view of a customer, with the ids of their policies."""
-    policy_ids = ctx.session.scalars(
-        select(Policy.policy_id).where(Policy.customer_id == customer.customer_id).order_by(Policy.policy_id)
-    )
-    return CustomerView.of(customer, policy_ids=list(policy_ids))
-
-
-def policy_view(ctx: ToolContext, policy: Policy) -> PolicyView:
-    """The agent's view of a policy, with its vehicles and drivers."""
-    ctx.session.flush()
-    today = ctx.now.date()
-    drivers = ctx.session.scalars(
-        select(Driver).where(Driver.policy_id == policy.policy_id).order_by(Driver.driver_id)
-    )
-    return PolicyView.of(
-        policy,
-        vehicles=_vehicles(ctx, policy),
-        drivers=[DriverView.of(d, age=age_on(d.date_of_birth, today)) for d in drivers],
-    )
-
-
-def billing_view(ctx: ToolContext, policy: Policy) -> BillingView:
-    """The agent's view of a policy's billing account."""
-    ctx.session.flush()
-    account = _get_billing(ctx, policy)
-    plans = ctx.session.scalars(
-        select(InstalmentPlan)
-        .where(InstalmentPlan.billing_account_id == account.billing_account_id)
-        .order_by(InstalmentPlan.plan_id)
-    )
-    payments = ctx.session.scalars(
-        select(Payment)
-        .where(Payment.billing_account_id == account.billing_account_id)
-        .order_by(Payment.paid_on.desc(), Payment.payment_id.desc())
-    )
-    return BillingView.of(
-        account,
-        policy_status=policy.status,
-        monthly_premium_cents=policy.monthly_premium_cents,
-        instalment_plans=list(plans),
-        payments=list(payments),
     )

@@ -10,8 +10,11 @@ from __future__ import annotations
 from datetime import date, datetime
 
 from pydantic import Field
+from sqlalchemy import select
 
-from env_server.domain import RowView
+from env_server.domain import RowView, ToolContext
+from env_server.domains.insurance.models import Customer, Driver, InstalmentPlan, Payment, Policy
+from env_server.domains.insurance.tools._common import _get_billing, _vehicles, age_on
 
 
 class CustomerView(RowView):
@@ -173,3 +176,48 @@ class TicketView(RowView):
     subject: str
     description: str
     created_at: datetime
+
+
+def customer_view(ctx: ToolContext, customer: Customer) -> CustomerView:
+    """The agent's view of a customer, with the ids of their policies."""
+    policy_ids = ctx.session.scalars(
+        select(Policy.policy_id).where(Policy.customer_id == customer.customer_id).order_by(Policy.policy_id)
+    )
+    return CustomerView.of(customer, policy_ids=list(policy_ids))
+
+
+def policy_view(ctx: ToolContext, policy: Policy) -> PolicyView:
+    """The agent's view of a policy, with its vehicles and drivers."""
+    ctx.session.flush()
+    today = ctx.now.date()
+    drivers = ctx.session.scalars(
+        select(Driver).where(Driver.policy_id == policy.policy_id).order_by(Driver.driver_id)
+    )
+    return PolicyView.of(
+        policy,
+        vehicles=_vehicles(ctx, policy),
+        drivers=[DriverView.of(d, age=age_on(d.date_of_birth, today)) for d in drivers],
+    )
+
+
+def billing_view(ctx: ToolContext, policy: Policy) -> BillingView:
+    """The agent's view of a policy's billing account."""
+    ctx.session.flush()
+    account = _get_billing(ctx, policy)
+    plans = ctx.session.scalars(
+        select(InstalmentPlan)
+        .where(InstalmentPlan.billing_account_id == account.billing_account_id)
+        .order_by(InstalmentPlan.plan_id)
+    )
+    payments = ctx.session.scalars(
+        select(Payment)
+        .where(Payment.billing_account_id == account.billing_account_id)
+        .order_by(Payment.paid_on.desc(), Payment.payment_id.desc())
+    )
+    return BillingView.of(
+        account,
+        policy_status=policy.status,
+        monthly_premium_cents=policy.monthly_premium_cents,
+        instalment_plans=list(plans),
+        payments=list(payments),
+    )

@@ -6,15 +6,8 @@ from sqlalchemy import select
 
 from env_server.domain import ToolContext, ToolError, tool
 from env_server.domains.insurance.models import InstalmentPlan, Payment
-from env_server.domains.insurance.tools._common import (
-    _get_billing,
-    _get_policy,
-    billing_view,
-    end_grace,
-    policy_view,
-    verified_policy,
-)
-from env_server.domains.insurance.tools._views import BillingView, PolicyView
+from env_server.domains.insurance.tools._common import _get_billing, _get_policy, end_grace, verified_policy
+from env_server.domains.insurance.tools._views import BillingView, PolicyView, billing_view, policy_view
 
 #: Instalment counts the plan system accepts.
 MIN_INSTALMENTS, MAX_INSTALMENTS = 2, 6

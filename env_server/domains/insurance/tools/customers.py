@@ -16,13 +16,13 @@ from env_server.domains.insurance.models import (
     TicketPriority,
     UsState,
 )
-from env_server.domains.insurance.tools._common import (
-    _get_customer,
-    _get_policy,
+from env_server.domains.insurance.tools._common import _get_customer, _get_policy, require_verified
+from env_server.domains.insurance.tools._views import (
+    CustomerView,
+    TicketView,
+    VerificationView,
     customer_view,
-    require_verified,
 )
-from env_server.domains.insurance.tools._views import CustomerView, TicketView, VerificationView
 
 _ZIP = re.compile(r"^\d{5}$")
 _EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[a-z]{2,}$")

@@ -11,14 +11,8 @@ from sqlalchemy import select
 from env_server.domain import ToolContext, ToolError, tool
 from env_server.domains.insurance.models import Driver, UsState, Vehicle, VehicleOwnership, VehicleUsage
 from env_server.domains.insurance.rating import premium_under
-from env_server.domains.insurance.tools._common import (
-    _get_driver,
-    _get_vehicle,
-    age_on,
-    policy_view,
-    verified_policy,
-)
-from env_server.domains.insurance.tools._views import PolicyView
+from env_server.domains.insurance.tools._common import _get_driver, _get_vehicle, age_on, verified_policy
+from env_server.domains.insurance.tools._views import PolicyView, policy_view
 
 _VIN = re.compile(r"^[A-HJ-NPR-Z0-9]{17}$")
 

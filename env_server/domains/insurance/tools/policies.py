@@ -12,14 +12,8 @@ from env_server.domains.insurance.models import (
     Document,
     InstalmentPlan,
 )
-from env_server.domains.insurance.tools._common import (
-    _get_billing,
-    _get_policy,
-    policy_view,
-    reprice,
-    verified_policy,
-)
-from env_server.domains.insurance.tools._views import DocumentView, PolicyView
+from env_server.domains.insurance.tools._common import _get_billing, _get_policy, reprice, verified_policy
+from env_server.domains.insurance.tools._views import DocumentView, PolicyView, policy_view
 
 
 @tool(kind="read")

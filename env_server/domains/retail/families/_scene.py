@@ -10,15 +10,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
-from typing import Any
+from typing import Any, ClassVar
 
-from env_server.domain import ScenarioPatch, ScenarioUnavailable
+from env_server.domain import Caller, GoldAction, ScenarioPatch, ScenarioUnavailable, call
 from env_server.domains.retail.catalog import FREE_SHIPPING_FROM_CENTS, RETURN_FEE_CENTS, SHIPPING_CENTS
 from env_server.domains.retail.families._policy import TIER, TIER_CODES, fee_waived
 from env_server.domains.retail.seed import method_label
 
 Row = dict[str, Any]
-Action = dict[str, Any]
 
 # fmt: off
 _FIRST = (
@@ -49,16 +48,6 @@ _PERSONAS = (
 _TRACKING = {"UPS": "1ZGN", "FedEx": "7749", "USPS": "9405"}
 
 
-def cents(amount: int) -> str:
-    """Cents as the dollars a person says: 4490 -> "$44.90", 189900 -> "$1,899.00"."""
-    return f"${amount // 100:,}.{amount % 100:02d}"
-
-
-def day(value: date) -> str:
-    """A date as people say it: "September 15"."""
-    return f"{value.strftime('%B')} {value.day}"
-
-
 def at(value: date, hour: int = 10, minute: int = 0) -> str:
     """An ISO timestamp on `value` (the patch format of `DateTime` columns)."""
     return datetime.combine(value, time(hour, minute)).isoformat()
@@ -70,8 +59,10 @@ def number(entity_id: str) -> int:
 
 
 @dataclass
-class Person:
+class Person(Caller):
     """A fresh customer and what they can tell the agent."""
+
+    identity_tool: ClassVar[str] = "verify_customer_identity"
 
     id: str
     first_name: str
@@ -93,9 +84,13 @@ class Person:
         """First and last name."""
         return f"{self.first_name} {self.last_name}"
 
-    def verify(self) -> Action:
+    def identity_args(self) -> dict[str, Any]:
         """The identity check with the details the customer gives (rule 1)."""
-        return action("verify_customer_identity", email=self.email, zip_code=self.zip_code)
+        return {"email": self.email, "zip_code": self.zip_code}
+
+    def identity_facts(self) -> dict[str, Any]:
+        """The identity details the customer knows."""
+        return {"email": self.email, "zip_code": self.zip_code}
 
     def identity_line(self) -> str:
         """What the customer says when asked to identify themselves."""
@@ -372,11 +367,6 @@ class Scene(ScenarioPatch):
         )
 
 
-def action(tool: str, **args: Any) -> Action:
-    """One gold (or wrong) tool call."""
-    return {"tool": tool, "args": args}
-
-
 #: What fixes the values policy rules name outright (a task's `determined_by`).
 DELAY_CREDIT = {
     "store_credits.reason": "policy 9: delay compensation is issued with reason delay_compensation (never "
@@ -402,7 +392,7 @@ def said_reason(column: str, rule: str, said: str, code: str) -> dict[str, str]:
     return {column: f'{rule}; user (line 0): "{said}" ({code})'}
 
 
-def refusal(person: Person, order: PlacedOrder, wrong: Action, tag: str, tell: str) -> dict[str, Any]:
+def refusal(person: Person, order: PlacedOrder, wrong: GoldAction, tag: str, tell: str) -> dict[str, Any]:
     """The task fields of a refusal: looking the order up changes nothing; verifying and doing `wrong` fails.
 
     A refusal changes nothing, so only what the agent says tells it from doing nothing: `tell` is the
@@ -417,30 +407,9 @@ def refusal(person: Person, order: PlacedOrder, wrong: Action, tag: str, tell: s
     """
     return {
         "difficulty_tags": ["refusal", tag, "communicate", "generated"],
-        "gold_actions": [action("get_order", order_id=order.id)],
+        "gold_actions": [call("get_order", order_id=order.id)],
         "wrong_actions": [person.verify(), wrong],
         "communicate": [tell],
-    }
-
-
-def user(
-    person: Person,
-    *,
-    goal: str,
-    script: list[str],
-    detail: str = "",
-    known: dict[str, Any] | None = None,
-    unknown: list[str] | None = None,
-    instructions: str = "",
-) -> dict[str, Any]:
-    """The simulated customer: persona, goal, identity details they know, and their scripted lines."""
-    return {
-        "persona": person.persona(detail),
-        "goal": goal,
-        "known_info": {"email": person.email, "zip_code": person.zip_code, **(known or {})},
-        "unknown_info": unknown or [],
-        "instructions": instructions,
-        "script": script,
     }
 
 

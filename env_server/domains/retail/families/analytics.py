@@ -10,9 +10,9 @@ from __future__ import annotations
 from datetime import date, timedelta
 from typing import Any
 
-from env_server.domain import ScenarioContext, ScenarioUnavailable
+from env_server.domain import ScenarioContext, ScenarioUnavailable, month_day, user_spec
 from env_server.domains.retail.families._policy import TODAY
-from env_server.domains.retail.families._scene import Scene, day
+from env_server.domains.retail.families._scene import Scene
 from shared.tasks import Task
 
 _HISTORY_START = date(2026, 3, 20)
@@ -38,7 +38,7 @@ def shop_report(ctx: ScenarioContext) -> Task:
     start = _HISTORY_START + timedelta(days=rng.randint(0, (TODAY - _HISTORY_START).days - length - 1))
     end = start + timedelta(days=length - 1)
     lo, hi = f"'{start.isoformat()}'", f"'{(end + timedelta(days=1)).isoformat()}'"
-    span = f"from {day(start)} to {day(end)}, 2026 inclusive (both days count)"
+    span = f"from {month_day(start)} to {month_day(end)}, 2026 inclusive (both days count)"
     tables = ctx.seed_tables
     kind = rng.choice(("orders", "refunds", "units", "deliveries"))
     if kind == "orders":
@@ -99,12 +99,12 @@ def shop_report(ctx: ScenarioContext) -> Task:
         kind="analytics",
         difficulty_tags=["analytics", "date-range", kind, "generated"],
         description=f"{kind.capitalize()} {span}, grouped.",
-        user={
-            "persona": f"{persona}, preparing a report.",
-            "goal": question,
-            "instructions": "Amounts in cents; every matching row counts.",
-            "script": [question],
-        },
+        user=user_spec(
+            f"{persona}, preparing a report.",
+            question,
+            [question],
+            instructions="Amounts in cents; every matching row counts.",
+        ),
         analytics={"gold_sql": sql},
     )
 
@@ -164,11 +164,7 @@ def account_report(ctx: ScenarioContext) -> Task:
         kind="analytics",
         difficulty_tags=["analytics", "account", kind, "generated"],
         description=f"Account report for one customer: {kind}.",
-        user={
-            "persona": f"{rng.choice(_PERSONAS)}, reviewing an escalated account.",
-            "goal": question,
-            "script": [question],
-        },
+        user=user_spec(f"{rng.choice(_PERSONAS)}, reviewing an escalated account.", question, [question]),
         initial_patch=scene.initial_patch(),
         analytics={"gold_sql": sql},
     )

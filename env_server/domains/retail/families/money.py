@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from env_server.domain import ScenarioContext
+from env_server.domain import ScenarioContext, call, dollars_and_cents, month_day
 from env_server.domains.retail.families._policy import (
     APPROVAL_LIMIT_CENTS,
     DELAY_MIN_DAYS,
@@ -14,16 +14,7 @@ from env_server.domains.retail.families._policy import (
     TODAY,
     delay_credit,
 )
-from env_server.domains.retail.families._scene import (
-    DELAY_CREDIT,
-    PRICE_REFUND,
-    Scene,
-    action,
-    cents,
-    day,
-    refusal,
-    user,
-)
+from env_server.domains.retail.families._scene import DELAY_CREDIT, PRICE_REFUND, Scene, refusal
 from shared.tasks import Task
 
 
@@ -46,19 +37,21 @@ def delay_compensation(ctx: ScenarioContext) -> Task:
         promised = TODAY - timedelta(days=late)
         order = scene.order(person, lines, status="shipped", placed_on=promised - timedelta(days=5))
         scene.ship(order, "in_transit", order.placed_on + timedelta(days=1))
-        arrival = f"was promised for {day(promised)} and still hasn't arrived"
+        arrival = f"was promised for {month_day(promised)} and still hasn't arrived"
     else:
         placed_on = TODAY - timedelta(days=5 + late + rng.randint(1, 40))
         order = scene.order(person, lines, status="delivered", placed_on=placed_on)
         delivered_on = order.promised_date + timedelta(days=late)
         scene.ship(order, "delivered", placed_on + timedelta(days=1), delivered_on)
-        arrival = f"was promised for {day(order.promised_date)} but only arrived on {day(delivered_on)}"
+        arrival = (
+            f"was promised for {month_day(order.promised_date)} but only arrived on {month_day(delivered_on)}"
+        )
     credit = delay_credit(order.total_cents)
     already = rng.random() < 0.15
     if already:
         scene.credit(order, credit, TODAY - timedelta(days=1))
     eligible = order.total_cents >= DELAY_MIN_TOTAL_CENTS and late >= DELAY_MIN_DAYS and not already
-    issue = action(
+    issue = call(
         "issue_store_credit",
         customer_id=person.id,
         amount_cents=credit,
@@ -66,8 +59,7 @@ def delay_compensation(ctx: ScenarioContext) -> Task:
         order_id=order.id,
     )
     fields = {
-        "user": user(
-            person,
+        "user": person.user(
             goal=f"Get compensation for the late delivery of order {order.id}.",
             known={"order_id": order.id},
             unknown=["the compensation rules", "the compensation amount"],
@@ -84,29 +76,31 @@ def delay_compensation(ctx: ScenarioContext) -> Task:
     if eligible:
         return ctx.task(
             difficulty_tags=["delay-compensation", "store-credit", "communicate", "generated"],
-            description=f"A {cents(order.total_cents)} order {late} days late: {cents(credit)} credit.",
+            description=f"A {dollars_and_cents(order.total_cents)} order {late} days late: "
+            f"{dollars_and_cents(credit)} credit.",
             gold_actions=[person.verify(), issue],
-            communicate=[cents(credit)],
+            communicate=[dollars_and_cents(credit)],
             determined_by=DELAY_CREDIT,
             **fields,
         )
     # The decisive fact: the credit already given, the minimum total, or the minimum delay.
     tell = (
-        cents(credit)
+        dollars_and_cents(credit)
         if already
-        else cents(DELAY_MIN_TOTAL_CENTS)
+        else dollars_and_cents(DELAY_MIN_TOTAL_CENTS)
         if order.total_cents < DELAY_MIN_TOTAL_CENTS
         else str(DELAY_MIN_DAYS)
     )
     why = (
         "already compensated"
         if already
-        else f"total under {cents(DELAY_MIN_TOTAL_CENTS)}"
+        else f"total under {dollars_and_cents(DELAY_MIN_TOTAL_CENTS)}"
         if order.total_cents < DELAY_MIN_TOTAL_CENTS
         else f"only {late} day(s) late"
     )
     return ctx.task(
-        description=f"Late-delivery compensation asked for a {cents(order.total_cents)} order: none, {why}.",
+        description=f"Late-delivery compensation asked for a {dollars_and_cents(order.total_cents)} "
+        f"order: none, {why}.",
         **refusal(person, order, issue, "delay-compensation", tell),
         **fields,
     )
@@ -137,7 +131,7 @@ def price_protection(ctx: ScenarioContext) -> Task:
         label for m, label in zip(person.methods, person.labels, strict=True) if m != order.payment_method_id
     ]
     ask = f" Could you send it to my {others[0]}?" if others and rng.random() < 0.5 else ""
-    refund = action(
+    refund = call(
         "issue_refund",
         order_id=order.id,
         amount_cents=amount,
@@ -145,10 +139,9 @@ def price_protection(ctx: ScenarioContext) -> Task:
         reason="price_adjustment",
         order_item_id=line.id,
     )
-    paid = f"{cents(line.unit_price_cents)}" + (" each" if quantity > 1 else "")
+    paid = f"{dollars_and_cents(line.unit_price_cents)}" + (" each" if quantity > 1 else "")
     fields = {
-        "user": user(
-            person,
+        "user": person.user(
             goal=f"Get the price difference on the {product['name']} from order {order.id}.",
             known={"order_id": order.id, "price_paid_cents": line.unit_price_cents},
             unknown=["whether their tier has price protection"],
@@ -156,7 +149,8 @@ def price_protection(ctx: ScenarioContext) -> Task:
             "If told there is no price protection, accept.",
             script=[
                 f"Hi, I bought the {product['name']} for {paid} (order {order.id}) and now it's "
-                f"{cents(product['price_cents'])} on your site. Can I get the difference back?{ask}",
+                f"{dollars_and_cents(product['price_cents'])} on your site. Can I get the difference "
+                f"back?{ask}",
                 person.identity_line(),
                 "Yes, alright, please go ahead. Thanks." if eligible else "Alright, thanks.",
                 "Thanks, that's all for today.",
@@ -168,17 +162,23 @@ def price_protection(ctx: ScenarioContext) -> Task:
         return ctx.task(
             difficulty_tags=["price-protection", "refund", "communicate", "generated"],
             description=f"{TIER[person.tier].name} price protection {since} days after delivery: "
-            f"refund {cents(amount)} to the original payment method.",
+            f"refund {dollars_and_cents(amount)} to the original payment method.",
             gold_actions=[
                 person.verify(),
                 refund,
             ],
-            communicate=[cents(amount)] if rng.random() < 0.5 else [],
+            communicate=[dollars_and_cents(amount)] if rng.random() < 0.5 else [],
             determined_by=PRICE_REFUND,
             **fields,
         )
     # The decisive fact: the adjustment already made, the tier, or the 14-day limit.
-    tell = cents(amount) if already else TIER[person.tier].name if not covered else str(PRICE_PROTECTION_DAYS)
+    tell = (
+        dollars_and_cents(amount)
+        if already
+        else TIER[person.tier].name
+        if not covered
+        else str(PRICE_PROTECTION_DAYS)
+    )
     why = (
         "already adjusted"
         if already
@@ -187,7 +187,7 @@ def price_protection(ctx: ScenarioContext) -> Task:
         else f"{since} days after delivery"
     )
     return ctx.task(
-        description=f"Price difference of {cents(amount)} asked: refuse, {why}.",
+        description=f"Price difference of {dollars_and_cents(amount)} asked: refuse, {why}.",
         **refusal(person, order, refund, "price-protection", tell),
         **fields,
     )
@@ -222,31 +222,32 @@ def lost_parcel(ctx: ScenarioContext) -> Task:
     ]
     wish = f" Please put it on my {others[0]}." if others and rng.random() < 0.5 else ""
     if in_stock:
-        final = action("reship_order", order_id=order.id)
+        final = call("reship_order", order_id=order.id)
         outcome = "in stock, so the order is reshipped"
         determined: dict[str, str] = {}
     elif amount > APPROVAL_LIMIT_CENTS:
-        final = action(
+        final = call(
             "create_approval_request",
             order_id=order.id,
             kind="refund",
             amount_cents=amount,
-            summary=f"Lost parcel, not in stock in {order.warehouse}; refund {cents(amount)} needs approval.",
+            summary=f"Lost parcel, not in stock in {order.warehouse}; refund "
+            f"{dollars_and_cents(amount)} needs approval.",
         )
-        outcome = f"out of stock and {cents(amount)} is above $1,000, so an approval request"
+        outcome = f"out of stock and {dollars_and_cents(amount)} is above $1,000, so an approval request"
         determined = {
             "approval_requests.kind": "policy 8 + 13: the lost-parcel refund above $1,000 is held as a "
             "request of kind refund"
         }
     else:
-        final = action(
+        final = call(
             "issue_refund",
             order_id=order.id,
             amount_cents=amount,
             payment_method_id=order.payment_method_id,
             reason="lost_package",
         )
-        outcome = f"out of stock, so {cents(amount)} is refunded to the original payment"
+        outcome = f"out of stock, so {dollars_and_cents(amount)} is refunded to the original payment"
         determined = {
             "refunds.reason": "policy 13: a lost parcel that cannot be reshipped is refunded with reason "
             "lost_package"
@@ -254,8 +255,7 @@ def lost_parcel(ctx: ScenarioContext) -> Task:
     return ctx.task(
         difficulty_tags=["lost-parcel", "reship" if in_stock else "refund", "generated"],
         description=f"The carrier lost order {order.id}: {outcome}.",
-        user=user(
-            person,
+        user=person.user(
             goal=f"Sort out lost order {order.id}: a replacement or the money back.",
             known={"order_id": order.id},
             unknown=["stock levels", "the approval limit"],

@@ -8,7 +8,7 @@ from __future__ import annotations
 from datetime import date, timedelta
 from typing import Any
 
-from env_server.domain import ScenarioContext
+from env_server.domain import GoldAction, ScenarioContext, call, dollars_and_cents, user_spec
 from env_server.domains.retail.families._policy import (
     DELAY_MIN_TOTAL_CENTS,
     PROMO_MAX_AGE_DAYS,
@@ -20,16 +20,12 @@ from env_server.domains.retail.families._scene import (
     DELAY_CREDIT,
     RETURN_REASON_TEXT,
     RETURN_RULE,
-    Action,
     Person,
     PlacedOrder,
     Scene,
-    action,
-    cents,
     refusal,
     return_terms,
     said_reason,
-    user,
 )
 from shared.tasks import Task
 
@@ -65,9 +61,9 @@ def _unshipped_order(
 ADDRESS_ARGS = ("address_line", "city", "state", "zip_code")
 
 
-def address_update(order: PlacedOrder, new: tuple[str, str, str, str]) -> Action:
+def address_update(order: PlacedOrder, new: tuple[str, str, str, str]) -> GoldAction:
     """The call that sends `order` to the address `new` (line, city, state, zip)."""
-    return action("update_order_address", order_id=order.id, **dict(zip(ADDRESS_ARGS, new, strict=True)))
+    return call("update_order_address", order_id=order.id, **dict(zip(ADDRESS_ARGS, new, strict=True)))
 
 
 def _names(order: PlacedOrder) -> str:
@@ -91,11 +87,10 @@ def cancel_order(ctx: ScenarioContext) -> Task:
         scene.ship(order, "in_transit", order.placed_on + timedelta(days=1))
     else:
         order = _unshipped_order(scene, person, placed_on=TODAY - timedelta(rng.randint(0, 2)), status=status)
-    cancel = action("cancel_order", order_id=order.id, reason=reason)
+    cancel = call("cancel_order", order_id=order.id, reason=reason)
     said = rng.choice(CANCEL_TEXT[reason])
     fields: dict[str, Any] = {
-        "user": user(
-            person,
+        "user": person.user(
             goal=f"Cancel order {order.id} ({_names(order)}).",
             known={"order_id": order.id},
             unknown=["the order's shipping status"],
@@ -119,7 +114,8 @@ def cancel_order(ctx: ScenarioContext) -> Task:
         )
     return ctx.task(
         difficulty_tags=["cancellation", "generated"],
-        description=f"Cancel a {status} order ({reason}); the tool refunds {cents(order.total_cents)}.",
+        description=f"Cancel a {status} order ({reason}); the tool refunds "
+        f"{dollars_and_cents(order.total_cents)}.",
         gold_actions=[person.verify(), cancel],
         determined_by=said_reason("orders.cancel_reason", CANCEL_RULE, said, reason),
         **fields,
@@ -154,18 +150,18 @@ def address_change(ctx: ScenarioContext) -> Task:
         return ctx.task(
             difficulty_tags=["refusal", "identity", "third-party", "generated"],
             description=f"The customer's {relation} asks to re-address {order.id}: not the account holder.",
-            user={
-                "persona": f"the {relation} of {person.name}; helpful, knows the account details.",
-                "goal": f"Have order {order.id} shipped to {where}.",
-                "known_info": {"email": person.email, "zip_code": person.zip_code, "order_id": order.id},
-                "instructions": f"Say early you are calling for your {relation}. If refused, accept.",
-                "script": [
+            user=user_spec(
+                f"the {relation} of {person.name}; helpful, knows the account details.",
+                f"Have order {order.id} shipped to {where}.",
+                [
                     f"Hi, I'm calling for my {relation} {person.first_name} - could you change the delivery "
                     f"address of order {order.id} to {where}?",
                     f"Sure, the email is {person.email} and the zip is {person.zip_code}.",
                     f"Okay, I'll ask {person.first_name} to contact you.",
                 ],
-            },
+                person.known(order_id=order.id),
+                instructions=f"Say early you are calling for your {relation}. If refused, accept.",
+            ),
             initial_patch=scene.initial_patch(),
             wrong_actions=[person.verify(), update],
             rubric=[
@@ -188,8 +184,7 @@ def address_change(ctx: ScenarioContext) -> Task:
         + ["generated"],
         description=f"Re-address an unshipped order to {where}"
         + (" after a first identity attempt with the old zip." if variant == "retry" else "."),
-        user=user(
-            person,
+        user=person.user(
             goal=f"Have order {order.id} shipped to {where}.",
             known={"order_id": order.id, "new_address": where}
             | ({"old_zip_code": old[3]} if variant == "retry" else {}),
@@ -236,7 +231,7 @@ def promo_code(ctx: ScenarioContext) -> Task:
         "the code was not valid that day": promo["valid_until"]
         if placed > promo["valid_until"]
         else promo["valid_from"],
-        "the subtotal is below the minimum": cents(promo["min_subtotal_cents"] or 0),
+        "the subtotal is below the minimum": dollars_and_cents(promo["min_subtotal_cents"] or 0),
         "the tier is too low": TIER[min_tier].name if min_tier is not None else "",
     }
     if promo["percent_off"] is not None:
@@ -244,10 +239,9 @@ def promo_code(ctx: ScenarioContext) -> Task:
     else:
         discount = min(promo["amount_off_cents"], order.subtotal_cents)
     code = promo["code"]
-    apply = action("apply_promotion", order_id=order.id, code=code)
+    apply = call("apply_promotion", order_id=order.id, code=code)
     fields: dict[str, Any] = {
-        "user": user(
-            person,
+        "user": person.user(
             goal=f"Apply promo code {code} to order {order.id}.",
             known={"order_id": order.id, "promo_code": code},
             unknown=["the code's conditions"],
@@ -264,15 +258,16 @@ def promo_code(ctx: ScenarioContext) -> Task:
     if not failed:
         return ctx.task(
             difficulty_tags=["promotion", "refund", "generated"],
-            description=f"Apply {code} after checkout: every condition holds, {cents(discount)} refunded.",
-            gold_actions=[person.verify(), action("get_promotion", code=code), apply],
-            communicate=[cents(discount)] if rng.random() < 0.5 else [],
+            description=f"Apply {code} after checkout: every condition holds, "
+            f"{dollars_and_cents(discount)} refunded.",
+            gold_actions=[person.verify(), call("get_promotion", code=code), apply],
+            communicate=[dollars_and_cents(discount)] if rng.random() < 0.5 else [],
             **fields,
         )
     return ctx.task(
         difficulty_tags=["refusal", "promotion", "generated"],
         description=f"Apply {code} after checkout: refuse, {failed[0]}.",
-        gold_actions=[action("get_promotion", code=code), action("get_order", order_id=order.id)],
+        gold_actions=[call("get_promotion", code=code), call("get_order", order_id=order.id)],
         wrong_actions=[person.verify(), apply],
         communicate=[facts[failed[0]]],
         **fields,
@@ -286,7 +281,7 @@ def multi_step(ctx: ScenarioContext) -> Task:
     person = scene.customer()
     parts = rng.sample(("cancel", "address", "return", "delay"), k=rng.choices((3, 4), weights=(4, 1))[0])
     asks: list[str] = []
-    writes: list[Action] = []
+    writes: list[GoldAction] = []
     determined: dict[str, str] = {}
     late_order: PlacedOrder | None = None
     if "delay" in parts:
@@ -303,7 +298,7 @@ def multi_step(ctx: ScenarioContext) -> Task:
         credit = delay_credit(late_order.total_cents)
         asks.append(f"order {late_order.id} arrived {late} days later than promised - is there compensation?")
         writes.append(
-            action(
+            call(
                 "issue_store_credit",
                 customer_id=person.id,
                 amount_cents=credit,
@@ -326,7 +321,7 @@ def multi_step(ctx: ScenarioContext) -> Task:
         asks.append(f"I want to return the {line.product['name']} from order {order.id}: {said}.")
         determined |= said_reason("returns.reason", RETURN_RULE, said, reason)
         writes.append(
-            action(
+            call(
                 "create_return",
                 order_id=order.id,
                 order_item_id=line.id,
@@ -342,7 +337,7 @@ def multi_step(ctx: ScenarioContext) -> Task:
         said = rng.choice(CANCEL_TEXT[reason])
         asks.append(f"please cancel order {order.id}, {said}.")
         determined |= said_reason("orders.cancel_reason", CANCEL_RULE, said, reason)
-        writes.append(action("cancel_order", order_id=order.id, reason=reason))
+        writes.append(call("cancel_order", order_id=order.id, reason=reason))
     if "address" in parts:
         new = scene.address(near=person)
         order = scene.order(
@@ -363,8 +358,7 @@ def multi_step(ctx: ScenarioContext) -> Task:
         description=f"{len(writes)} requests in one conversation: "
         + ", ".join(p for p in ("delay", "return", "cancel", "address") if p in parts)
         + ".",
-        user=user(
-            person,
+        user=person.user(
             goal="Get all of these done: " + " ".join(asks),
             unknown=["the compensation and refund amounts"],
             instructions="Confirm everything the agent proposes.",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from env_server.domain import ScenarioContext
+from env_server.domain import GoldAction, ScenarioContext, call, dollars_and_cents, month_day
 from env_server.domains.retail.catalog import RETURN_FEE_CENTS
 from env_server.domains.retail.families._policy import APPROVAL_LIMIT_CENTS, TIER, TODAY, fee_waived
 from env_server.domains.retail.families._scene import (
@@ -15,21 +15,15 @@ from env_server.domains.retail.families._scene import (
     Person,
     PlacedOrder,
     Scene,
-    action,
-    cents,
-    day,
     refusal,
     return_terms,
     said_reason,
-    user,
 )
 from shared.tasks import Task
 
 
-def _create_return(
-    order: PlacedOrder, line: Line, quantity: int, reason: str, waived: bool
-) -> dict[str, object]:
-    return action(
+def _create_return(order: PlacedOrder, line: Line, quantity: int, reason: str, waived: bool) -> GoldAction:
+    return call(
         "create_return",
         order_id=order.id,
         order_item_id=line.id,
@@ -85,10 +79,9 @@ def return_fee(ctx: ScenarioContext) -> Task:
     tell = rng.random() < 0.5
     return ctx.task(
         difficulty_tags=["return", "fee-waiver" if waived else "fee-charged", "generated"],
-        description=f"{TIER[person.tier].name} member returns {_units(line, returned)} ({reason}): "
-        f"fee {'waived' if waived else 'charged'}, refund {cents(refund)} to the original payment.",
-        user=user(
-            person,
+        description=f"{TIER[person.tier].name} member returns {_units(line, returned)} ({reason}): fee "
+        f"{'waived' if waived else 'charged'}, refund {dollars_and_cents(refund)} to the original payment.",
+        user=person.user(
             goal=f"Return {_units(line, returned)} from order {order.id}.",
             known={"order_id": order.id},
             unknown=["the refund amount", "whether a return fee applies"],
@@ -114,7 +107,7 @@ def return_fee(ctx: ScenarioContext) -> Task:
             person.verify(),
             _create_return(order, line, returned, reason, waived),
         ],
-        communicate=[cents(refund)] if tell else [],
+        communicate=[dollars_and_cents(refund)] if tell else [],
         determined_by=said_reason("returns.reason", RETURN_RULE, said, reason),
     )
 
@@ -140,15 +133,14 @@ def return_window(ctx: ScenarioContext) -> Task:
     said = rng.choice(RETURN_REASON_TEXT[reason])
     create = _create_return(order, line, quantity, reason, waived)
     fields = {
-        "user": user(
-            person,
+        "user": person.user(
             goal=f"Return {_units(line, quantity)} from order {order.id}.",
             known={"order_id": order.id, "delivered_on": delivered_on.isoformat()},
             unknown=["the return window of their tier"],
             instructions=f"Reason: {said}. If refused, ask once whether an "
             "exception is possible, then accept.",
             script=[
-                f"Hello, order {order.id} was delivered on {day(delivered_on)} and I'd like to return "
+                f"Hello, order {order.id} was delivered on {month_day(delivered_on)} and I'd like to return "
                 f"{_units(line, quantity)}. {said.capitalize()}.",
                 person.identity_line(),
                 "Is there really nothing you can do?"
@@ -163,7 +155,7 @@ def return_window(ctx: ScenarioContext) -> Task:
         return ctx.task(
             difficulty_tags=["return", "return-window", "boundary", "generated"],
             description=f"Return on day {since} after delivery, the last day of the {window}-day "
-            f"{TIER[person.tier].name} window: accepted, refund {cents(refund)}.",
+            f"{TIER[person.tier].name} window: accepted, refund {dollars_and_cents(refund)}.",
             gold_actions=[person.verify(), create],
             determined_by=said_reason("returns.reason", RETURN_RULE, said, reason),
             **fields,
@@ -203,22 +195,22 @@ def return_approval(ctx: ScenarioContext) -> Task:
     said = rng.choice(RETURN_REASON_TEXT[reason])
     what = _units(line, quantity)
     if hold:
-        final = action(
+        final = call(
             "create_approval_request",
             order_id=order.id,
             kind="return",
             amount_cents=refund,
-            summary=f"Return of {what} ({reason}); refund {cents(refund)} is above the $1,000 limit.",
+            summary=f"Return of {what} ({reason}); refund {dollars_and_cents(refund)} is above the "
+            f"$1,000 limit.",
             order_item_id=line.id,
         )
     else:
         final = _create_return(order, line, quantity, reason, waived)
     return ctx.task(
         difficulty_tags=["return", "approval" if hold else "approval-limit", "generated"],
-        description=f"Return of {what} with a refund of {cents(refund)}: "
+        description=f"Return of {what} with a refund of {dollars_and_cents(refund)}: "
         + ("above $1,000, so a supervisor approval request." if hold else "not above $1,000, so the return."),
-        user=user(
-            person,
+        user=person.user(
             goal=f"Return {what} from order {order.id} and get the money back.",
             known={"order_id": order.id},
             unknown=["that refunds above $1,000 need supervisor approval"],

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from env_server.domain import ScenarioContext
+from env_server.domain import ScenarioContext, call
 from env_server.domains.retail.families._policy import TIER, TODAY, days_since
-from env_server.domains.retail.families._scene import Scene, action, at, said_reason, user
+from env_server.domains.retail.families._scene import Scene, at, said_reason
 from env_server.domains.retail.tools.warranty import PROTECTION_PLAN_MONTHS, add_months
 from shared.tasks import Task
 
@@ -74,7 +74,7 @@ def warranty_claim(ctx: ScenarioContext) -> Task:
     fault = rng.choice(ISSUE_TEXT[issue])
     resolution = "replacement" if completed >= 2 else "repair"
     covered = ends >= TODAY and (issue != "accidental_damage" or plan)
-    claim = action(
+    claim = call(
         "file_warranty_claim",
         order_item_id=line.id,
         issue_type=issue,
@@ -82,8 +82,7 @@ def warranty_claim(ctx: ScenarioContext) -> Task:
         description=f"Customer reports: {fault}.",
     )
     fields = {
-        "user": user(
-            person,
+        "user": person.user(
             goal=f"Get the {product['name']} from order {order.id} fixed or replaced.",
             known={
                 "order_id": order.id,
@@ -108,7 +107,7 @@ def warranty_claim(ctx: ScenarioContext) -> Task:
             f"the {window}-day return window, so a defective return (no fee) instead of a claim.",
             gold_actions=[
                 person.verify(),
-                action(
+                call(
                     "create_return",
                     order_id=order.id,
                     order_item_id=line.id,
@@ -129,7 +128,7 @@ def warranty_claim(ctx: ScenarioContext) -> Task:
             difficulty_tags=["warranty", resolution, "generated"] + (["protection-plan"] if plan else []),
             description=f"{issue} on a {product['name']} covered until {ends.isoformat()}: "
             f"{resolution} ({completed} completed claims before).",
-            gold_actions=[person.verify(), action("check_warranty", order_item_id=line.id), claim],
+            gold_actions=[person.verify(), call("check_warranty", order_item_id=line.id), claim],
             determined_by={
                 **said_reason("warranty_claims.issue_type", "policy 11: the kind of fault", fault, issue),
                 "warranty_claims.resolution": f"policy 12: {completed} completed warranty claims before, "
@@ -145,7 +144,7 @@ def warranty_claim(ctx: ScenarioContext) -> Task:
     return ctx.task(
         difficulty_tags=["refusal", "warranty", "generated"],
         description=f"{issue} on a {product['name']}: refuse the claim, {why}.",
-        gold_actions=[action("check_warranty", order_item_id=line.id)],
+        gold_actions=[call("check_warranty", order_item_id=line.id)],
         wrong_actions=[person.verify(), claim],
         # The decisive fact: accidental damage needs a protection plan, or the date coverage ended.
         communicate=["accidental" if ends >= TODAY else ends.isoformat()],

@@ -12,7 +12,7 @@ from typing import Annotated
 from pydantic import Field
 from sqlalchemy import func, select
 
-from env_server.domain import ToolContext, ToolError
+from env_server.domain import ToolContext, ToolError, is_verified
 from env_server.domains.retail.models import (
     Customer,
     IdentityVerification,
@@ -43,10 +43,7 @@ def _get_customer(ctx: ToolContext, customer_id: str) -> Customer:
 
 def require_verified(ctx: ToolContext, customer_id: str) -> None:
     """Refuse to act on an account not verified with `verify_customer_identity` in this conversation."""
-    verified = ctx.session.scalar(
-        select(IdentityVerification.id).where(IdentityVerification.customer_id == customer_id).limit(1)
-    )
-    if verified is None:
+    if not is_verified(ctx, IdentityVerification.customer_id, customer_id):
         raise ToolError(
             f"Customer {customer_id} is not verified; call verify_customer_identity with the email address "
             "and billing zip code the customer gives you first"

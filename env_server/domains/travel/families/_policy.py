@@ -6,14 +6,13 @@ the compensation figures the policy states only in prose (rules 9-11) are named 
 
 from __future__ import annotations
 
-from datetime import date, datetime, timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from env_server.domains.travel.models import NOW
 from env_server.domains.travel.seed import CONTROLLABLE
 
 Row = dict[str, Any]
-Action = dict[str, Any]
 
 TIERS = ("member", "silver", "gold", "platinum")
 #: Rules 5 and 9: a delay of this many minutes or more disrupts a flight.
@@ -31,25 +30,6 @@ WEEK = timedelta(days=7)
 DAY = timedelta(hours=24)
 #: The user's last line after the yes: the agent's report of what it did still gets an answer.
 THANKS = "Thank you, that's all I needed."
-
-
-def dollars(cents: int) -> str:
-    """Cents as an amount to say: "$150" for whole dollars, "$1,234.50" otherwise.
-
-    The whole-dollar form also matches an agent that writes "$150.00" (the communicate check matches tokens).
-    """
-    whole, rest = divmod(cents, 100)
-    return f"${whole:,}" if rest == 0 else f"${whole:,}.{rest:02d}"
-
-
-def day_phrase(value: date | datetime) -> str:
-    """A date as said aloud, e.g. "October 9" (every date of the schedule is in 2026)."""
-    return f"{value:%B} {value.day}"
-
-
-def birthday(value: date) -> str:
-    """A date of birth as said aloud, e.g. "June 20, 1950"."""
-    return f"{value:%B} {value.day}, {value.year}"
 
 
 def when(flight: Row) -> datetime:

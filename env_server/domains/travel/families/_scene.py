@@ -12,10 +12,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
-from typing import Any
+from typing import Any, ClassVar
 
-from env_server.domain import ScenarioPatch, ScenarioUnavailable
-from env_server.domains.travel.families._policy import TIERS, Action, Row, birthday, iso, when
+from env_server.domain import Caller, GoldAction, ScenarioPatch, ScenarioUnavailable, call, month_day_year
+from env_server.domains.travel.families._policy import TIERS, Row, iso, when
 from env_server.domains.travel.fares import fare_price_cents
 from env_server.domains.travel.models import NOW
 
@@ -44,8 +44,10 @@ _CARDS = ("Visa", "Mastercard", "Amex")
 
 
 @dataclass
-class Person:
+class Person(Caller):
     """A fresh passenger profile with a credit card (and a loyalty account when `tier` is set)."""
+
+    identity_tool: ClassVar[str] = "verify_passenger_identity"
 
     passenger_id: str
     first: str
@@ -69,30 +71,32 @@ class Person:
         """How the customer names their card: "Visa card ending in 4242"."""
         return f"{self.card_brand} card ending in {self.card_last4}"
 
-    def verify(self, dob: date | None = None) -> Action:
+    def identity_args(self, dob: date | None = None) -> dict[str, Any]:
+        """The identity check's arguments with the details this person gives (`dob` to give a wrong one)."""
+        return {"email": self.email, "last_name": self.last, "date_of_birth": (dob or self.dob).isoformat()}
+
+    def verify(self, dob: date | None = None) -> GoldAction:
         """The identity check with the details this person gives (`dob` to give a wrong one)."""
-        return {
-            "tool": "verify_passenger_identity",
-            "args": {
-                "email": self.email,
-                "last_name": self.last,
-                "date_of_birth": (dob or self.dob).isoformat(),
-            },
-        }
+        return call(self.identity_tool, **self.identity_args(dob))
 
-    def identity_line(self, dob: date | None = None) -> str:
-        """The user's turn that answers the identity questions."""
-        return f"Sure: my email is {self.email}, last name {self.last}, born {birthday(dob or self.dob)}."
-
-    def known(self, **extra: Any) -> dict[str, Any]:
-        """`known_info` for this person as the caller."""
+    def identity_facts(self) -> dict[str, Any]:
+        """What the caller knows about themselves, their card included."""
         return {
             "email": self.email,
             "last_name": self.last,
             "date_of_birth": self.dob.isoformat(),
             "payment": self.card,
-            **extra,
         }
+
+    def identity_line(self, dob: date | None = None) -> str:
+        """The user's turn that answers the identity questions."""
+        return (
+            f"Sure: my email is {self.email}, last name {self.last}, born {month_day_year(dob or self.dob)}."
+        )
+
+    def persona(self, detail: str = "") -> str:
+        """Who the caller is: their name and the scenario's `detail` (`Scene.persona` adds how they talk)."""
+        return f"{self.name}, {detail}"
 
 
 @dataclass
@@ -133,9 +137,9 @@ class Trip:
         """The cabin of the fare class."""
         return str(self.fare["cabin"])
 
-    def get(self) -> Action:
+    def get(self) -> GoldAction:
         """The look-up an agent makes first."""
-        return {"tool": "get_reservation", "args": {"reservation_id": self.reservation_id}}
+        return call("get_reservation", reservation_id=self.reservation_id)
 
 
 @dataclass
@@ -162,8 +166,8 @@ class Scene(ScenarioPatch):
 
     def persona(self, person: Person | str, role: str) -> str:
         """A persona line: who the user is and how they talk."""
-        name = person.name if isinstance(person, Person) else person
-        return f"{name}, {role}; {self.rng.choice(_TRAITS)}"
+        who = person.persona(role) if isinstance(person, Person) else f"{person}, {role}"
+        return f"{who}; {self.rng.choice(_TRAITS)}"
 
     def person(self, tier: str | None = None, *, loyalty: float = 0.6) -> Person:
         """A fresh passenger with one credit card, and a loyalty account at `tier` (or, by chance, any)."""

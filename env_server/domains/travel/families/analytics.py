@@ -9,8 +9,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import date, datetime, timedelta
 
-from env_server.domain import ScenarioContext
-from env_server.domains.travel.families._policy import TIERS, day_phrase
+from env_server.domain import ScenarioContext, month_day, user_spec
+from env_server.domains.travel.families._policy import TIERS
 from shared.tasks import Task
 
 _STAFF = (
@@ -43,7 +43,7 @@ def _between(column: str, start: date, end: date) -> str:
 
 def _days(start: date, end: date) -> str:
     last = end - timedelta(days=1)
-    return f"on {day_phrase(start)}" if last == start else f"from {day_phrase(start)} to {day_phrase(last)}"
+    return f"on {month_day(start)}" if last == start else f"from {month_day(start)} to {month_day(last)}"
 
 
 def _disruptions(ctx: ScenarioContext) -> Question:
@@ -70,7 +70,7 @@ def _seats_sold(ctx: ScenarioContext) -> Question:
     return (
         f"{cabin.capitalize()} seats sold per flight number on {day.isoformat()}.",
         [
-            f"For each flight scheduled to depart on {day_phrase(day)}, 2026, how many {cabin} seats are "
+            f"For each flight scheduled to depart on {month_day(day)}, 2026, how many {cabin} seats are "
             f"sold (total {cabin} seats minus those still available)?",
             "One row per flight number (like GS101) with the seats sold.",
         ],
@@ -226,12 +226,12 @@ def _build(
         kind="analytics",
         difficulty_tags=["analytics", *tags],
         description=description,
-        user={
-            "persona": f"{ctx.rng.choice(staff)} at Groundstate Air; precise",
-            "goal": description,
-            "instructions": _STAFF,
-            "script": script,
-        },
+        user=user_spec(
+            persona=f"{ctx.rng.choice(staff)} at Groundstate Air; precise",
+            goal=description,
+            instructions=_STAFF,
+            script=script,
+        ),
         analytics=analytics,
     )
 

@@ -10,16 +10,17 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import Any
 
-from env_server.domain import ScenarioContext, ScenarioUnavailable
-from env_server.domains.travel.families._policy import (
-    THANKS,
-    Action,
-    Row,
-    birthday,
-    day_phrase,
+from env_server.domain import (
+    GoldAction,
+    ScenarioContext,
+    ScenarioUnavailable,
+    call,
     dollars,
-    when,
+    month_day,
+    month_day_year,
+    user_spec,
 )
+from env_server.domains.travel.families._policy import THANKS, Row, when
 from env_server.domains.travel.families._scene import Person, Scene, Trip
 from env_server.domains.travel.seed import CAUSES
 from shared.tasks import Task
@@ -36,14 +37,16 @@ _REASONS = (
 
 def _flight_phrase(flight: Row) -> str:
     route = f"from {flight['origin']} to {flight['destination']}"
-    return f"{flight['flight_number']} {route} on {day_phrase(when(flight))}"
+    return f"{flight['flight_number']} {route} on {month_day(when(flight))}"
 
 
 def _us(trip: Trip) -> str:
     return "us" if len(trip.travellers) > 1 else "me"
 
 
-def _change(trip: Trip, current: Row, target: Row, *, pay: bool = True, waive: bool = False) -> list[Action]:
+def _change(
+    trip: Trip, current: Row, target: Row, *, pay: bool = True, waive: bool = False
+) -> list[GoldAction]:
     """Search the target's day, then move the reservation (with the holder's card, or fees waived)."""
     args: dict[str, object] = {
         "reservation_id": trip.reservation_id,
@@ -59,7 +62,7 @@ def _change(trip: Trip, current: Row, target: Row, *, pay: bool = True, waive: b
         "destination": target["destination"],
         "date": when(target).date().isoformat(),
     }
-    return [{"tool": "search_flights", "args": search}, {"tool": "change_flight", "args": args}]
+    return [call("search_flights", **search), call("change_flight", **args)]
 
 
 def change_charge(scene: Scene, trip: Trip, current: Row, target: Row) -> int:
@@ -110,23 +113,23 @@ def change_fee(ctx: ScenarioContext) -> Task:
             else "no fee"
         )
         + " plus any fare increase.",
-        user={
-            "persona": scene.persona(holder, "who needs to travel on another flight"),
-            "goal": f"Move reservation {trip.reservation_id} from {_flight_phrase(current)} to "
-            f"{target['flight_number']} on {day_phrase(when(target))}, paying what the fare rules require",
-            "known_info": holder.known(reservation_id=trip.reservation_id),
-            "unknown_info": ["the change fee", "today's price of the new flight"],
-            "instructions": "Accept the change fee and any fare difference and pay with your card. Do not "
+        user=user_spec(
+            persona=scene.persona(holder, "who needs to travel on another flight"),
+            goal=f"Move reservation {trip.reservation_id} from {_flight_phrase(current)} to "
+            f"{target['flight_number']} on {month_day(when(target))}, paying what the fare rules require",
+            known=holder.known(reservation_id=trip.reservation_id),
+            unknown=["the change fee", "today's price of the new flight"],
+            instructions="Accept the change fee and any fare difference and pay with your card. Do not "
             "ask for a waiver.",
-            "script": [
+            script=[
                 f"Hi, I'm {holder.name}, reservation {trip.reservation_id}. I'm on "
                 f"{_flight_phrase(current)}. {reason} — can you move {_us(trip)} to "
-                f"{target['flight_number']} on {day_phrase(when(target))}?",
+                f"{target['flight_number']} on {month_day(when(target))}?",
                 holder.identity_line(),
                 f"Yes, go ahead. Charge anything due to my {holder.card}.",
                 THANKS,
             ],
-        },
+        ),
         initial_patch=scene.initial_patch(),
         gold_actions=[holder.verify(), trip.get(), *_change(trip, current, target)],
     )
@@ -140,22 +143,21 @@ def basic_no_change(ctx: ScenarioContext) -> Task:
     return ctx.task(
         difficulty_tags=["refusal", "basic-economy", "change"],
         description="A Basic Economy reservation cannot be changed: refuse and change nothing.",
-        user={
-            "persona": scene.persona(holder, "on a tight travel budget"),
-            "goal": f"Move reservation {trip.reservation_id} to {target['flight_number']} on "
-            f"{day_phrase(when(target))}",
-            "known_info": holder.known(reservation_id=trip.reservation_id),
-            "unknown_info": ["the change rules of Basic Economy"],
-            "instructions": "If the change is impossible, keep the reservation as it is; do not cancel."
+        user=user_spec(
+            persona=scene.persona(holder, "on a tight travel budget"),
+            goal=f"Move reservation {trip.reservation_id} to {target['flight_number']} on "
+            f"{month_day(when(target))}",
+            known=holder.known(reservation_id=trip.reservation_id),
+            unknown=["the change rules of Basic Economy"],
+            instructions="If the change is impossible, keep the reservation as it is; do not cancel."
             + (" Ask once whether paying a fee would help." if offer else ""),
-            "script": [
+            script=[
                 f"Hello, I need to switch my flight on reservation {trip.reservation_id}: I'm on "
-                f"{_flight_phrase(current)} and want {target['flight_number']} on "
-                f"{day_phrase(when(target))}.",
+                f"{_flight_phrase(current)} and want {target['flight_number']} on {month_day(when(target))}.",
                 holder.identity_line(),
                 ("What if I pay a change fee? ... " if offer else "") + "Okay, then I'll keep it as it is.",
             ],
-        },
+        ),
         initial_patch=scene.initial_patch(),
         gold_actions=[trip.get()],
         wrong_actions=[holder.verify(), trip.get(), *_change(trip, current, target)],
@@ -194,26 +196,26 @@ def disruption_rebook(ctx: ScenarioContext) -> Task:
         trouble = f"was cancelled ({cause.replace('_', ' ')})"
     else:
         trouble = f"is delayed by {delay} minutes ({cause.replace('_', ' ')})"
-    ask = f"Can you put {_us(trip)} on {target['flight_number']} the next day, {day_phrase(when(target))}?"
-    user: dict[str, Any] = {
-        "persona": scene.persona(holder, "whose flight is " + ("disrupted" if disrupted else "running late")),
-        "goal": f"Move reservation {trip.reservation_id} from the {status} {current['flight_number']} to "
-        f"{target['flight_number']} on {day_phrase(when(target))}",
-        "known_info": holder.known(reservation_id=trip.reservation_id),
-        "unknown_info": ["whether a fee applies"],
-        "script": [
+    ask = f"Can you put {_us(trip)} on {target['flight_number']} the next day, {month_day(when(target))}?"
+    user = user_spec(
+        persona=scene.persona(holder, "whose flight is " + ("disrupted" if disrupted else "running late")),
+        goal=f"Move reservation {trip.reservation_id} from the {status} {current['flight_number']} to "
+        f"{target['flight_number']} on {month_day(when(target))}",
+        known=holder.known(reservation_id=trip.reservation_id),
+        unknown=["whether a fee applies"],
+        script=[
             f"Hi, my flight {_flight_phrase(current)} {trouble}. Reservation {trip.reservation_id}. {ask}",
             holder.identity_line(),
         ],
-    }
+    )
     free = _change(trip, current, target, pay=False, waive=True)
     paid = _change(trip, current, target)
     common: dict[str, Any] = {"initial_patch": scene.initial_patch(), "user": user}
     if disrupted:
-        user["instructions"] = (
+        user.instructions = (
             "Accept the next day's flight. You expect not to pay since the airline disrupted it."
         )
-        user["script"] += ["Yes please, book it.", THANKS]
+        user.script += ["Yes please, book it.", THANKS]
         differs = change_charge(scene, trip, current, target) > 0
         return ctx.task(
             difficulty_tags=["disruption", "rebooking", "fee-waiver", fare_code.lower()],
@@ -224,8 +226,8 @@ def disruption_rebook(ctx: ScenarioContext) -> Task:
             **common,
         )
     if fare_code == "BASIC":
-        user["instructions"] = "If the change is impossible, keep the reservation; do not cancel."
-        user["script"].append("Oh. Fine, I'll wait for the delayed flight then.")
+        user.instructions = "If the change is impossible, keep the reservation; do not cancel."
+        user.script.append("Oh. Fine, I'll wait for the delayed flight then.")
         return ctx.task(
             difficulty_tags=["refusal", "basic-economy", "minor-delay"],
             description=f"A {delay}-minute delay is no disruption: Basic Economy still cannot be changed.",
@@ -234,8 +236,8 @@ def disruption_rebook(ctx: ScenarioContext) -> Task:
             communicate=["basic"],
             **common,
         )
-    user["instructions"] = f"Accept the change fee if the agent explains it; pay with your {holder.card}."
-    user["script"] += [f"Alright, yes, I'll pay the fee then. Use my {holder.card}.", THANKS]
+    user.instructions = f"Accept the change fee if the agent explains it; pay with your {holder.card}."
+    user.script += [f"Alright, yes, I'll pay the fee then. Use my {holder.card}.", THANKS]
     return ctx.task(
         difficulty_tags=["change", "change-fee", "minor-delay", "no-waiver"],
         description=f"A {delay}-minute delay is no disruption: the Standard change fee is charged.",
@@ -255,7 +257,7 @@ def identity_then_change(ctx: ScenarioContext) -> Task:
     holder, trip, current, target = _booked_change(scene, fare_code, scene.rng.choice((1, 2)))
     ask = (
         f"move reservation {trip.reservation_id} from {_flight_phrase(current)} to "
-        f"{target['flight_number']} on {day_phrase(when(target))}"
+        f"{target['flight_number']} on {month_day(when(target))}"
     )
     if scene.rng.random() < 0.35:
         relation = scene.rng.choice(("husband", "wife", "assistant", "son", "daughter", "colleague"))
@@ -263,19 +265,20 @@ def identity_then_change(ctx: ScenarioContext) -> Task:
         return ctx.task(
             difficulty_tags=["refusal", "identity", "proxy"],
             description="The holder's relative or assistant asks for a change: only the holder may act.",
-            user={
-                "persona": scene.persona(f"{first} {last}", f"{holder.name}'s {relation}, calling for them"),
-                "goal": f"Have the agent {ask} on {holder.first}'s behalf",
-                "known_info": {"holder": holder.name, **holder.known(reservation_id=trip.reservation_id)},
-                "unknown_info": ["who may change a reservation"],
-                "instructions": f"Say you are {holder.first}'s {relation} and give {holder.first}'s details "
+            user=user_spec(
+                persona=scene.persona(f"{first} {last}", f"{holder.name}'s {relation}, calling for them"),
+                goal=f"Have the agent {ask} on {holder.first}'s behalf",
+                known={"holder": holder.name, **holder.known(reservation_id=trip.reservation_id)},
+                unknown=["who may change a reservation"],
+                instructions=f"Say you are {holder.first}'s {relation} and give {holder.first}'s details "
                 "if asked. If the agent refuses, say you will have them call and end the conversation.",
-                "script": [
+                script=[
                     f"Hi, I'm {first}, calling for my {relation} {holder.name}. Could you {ask}?",
-                    f"Their email is {holder.email}, last name {holder.last}, born {birthday(holder.dob)}.",
+                    f"Their email is {holder.email}, last name {holder.last}, born "
+                    f"{month_day_year(holder.dob)}.",
                     f"I see. I'll ask {holder.first} to call you then.",
                 ],
-            },
+            ),
             initial_patch=scene.initial_patch(),
             gold_actions=[trip.get()],
             wrong_actions=[holder.verify(), trip.get(), *_change(trip, current, target)],
@@ -286,21 +289,21 @@ def identity_then_change(ctx: ScenarioContext) -> Task:
     return ctx.task(
         difficulty_tags=["identity", "retry", "change", fare_code.lower()],
         description="The first identity check fails on a mistyped birth year; once corrected, a change.",
-        user={
-            "persona": scene.persona(holder, "calling between two meetings, a bit scattered"),
-            "goal": f"Have the agent {ask}",
-            "known_info": holder.known(reservation_id=trip.reservation_id),
-            "unknown_info": ["the change fee", "any fare difference"],
-            "instructions": f"When first asked for your date of birth, give the year {wrong_dob.year} by "
+        user=user_spec(
+            persona=scene.persona(holder, "calling between two meetings, a bit scattered"),
+            goal=f"Have the agent {ask}",
+            known=holder.known(reservation_id=trip.reservation_id),
+            unknown=["the change fee", "any fare difference"],
+            instructions=f"When first asked for your date of birth, give the year {wrong_dob.year} by "
             f"mistake; when told it does not match, correct it. Accept any fee; pay with your {holder.card}.",
-            "script": [
+            script=[
                 f"Hi, could you {ask}?",
                 holder.identity_line(wrong_dob),
-                f"Oh sorry — wrong year: I was born {birthday(holder.dob)}.",
+                f"Oh sorry — wrong year: I was born {month_day_year(holder.dob)}.",
                 f"Yes, please go ahead; use my {holder.card}.",
                 THANKS,
             ],
-        },
+        ),
         initial_patch=scene.initial_patch(),
         gold_actions=[holder.verify(), trip.get(), *_change(trip, current, target)],
     )
@@ -326,7 +329,7 @@ def change_quote(ctx: ScenarioContext) -> Task:
     budget = total + 1000 if accept else max(100, total // 2 // 100 * 100)
     question = (
         f"Hi, reservation {trip.reservation_id}. I'm on {_flight_phrase(current)}. How much would it cost in "
-        f"total to move to {target['flight_number']} on {day_phrase(when(target))}?"
+        f"total to move to {target['flight_number']} on {month_day(when(target))}?"
     )
     tail = (
         [f"Yes, that's fine — do it and charge my {holder.card}.", THANKS]
@@ -337,15 +340,15 @@ def change_quote(ctx: ScenarioContext) -> Task:
         difficulty_tags=["change", "quote", "communicate", fare_code.lower()],
         description=f"Quote a {trip.fare['name']} change (fee plus fare difference, {dollars(total)}); the "
         f"customer {'accepts' if accept else 'declines'}.",
-        user={
-            "persona": scene.persona(holder, "who watches their travel budget"),
-            "goal": f"Know the total cost of moving to {target['flight_number']} on "
-            f"{day_phrase(when(target))}, and change only if it is at most {dollars(budget)}",
-            "known_info": holder.known(reservation_id=trip.reservation_id, budget=dollars(budget)),
-            "unknown_info": ["the change fee", "today's price of the new flight"],
-            "instructions": f"Ask for the total first; go ahead only if it is at most {dollars(budget)}.",
-            "script": [question, holder.identity_line(), *tail],
-        },
+        user=user_spec(
+            persona=scene.persona(holder, "who watches their travel budget"),
+            goal=f"Know the total cost of moving to {target['flight_number']} on "
+            f"{month_day(when(target))}, and change only if it is at most {dollars(budget)}",
+            known=holder.known(reservation_id=trip.reservation_id, budget=dollars(budget)),
+            unknown=["the change fee", "today's price of the new flight"],
+            instructions=f"Ask for the total first; go ahead only if it is at most {dollars(budget)}.",
+            script=[question, holder.identity_line(), *tail],
+        ),
         initial_patch=scene.initial_patch(),
         gold_actions=[holder.verify(), trip.get(), *change] if accept else [trip.get(), change[0]],
         wrong_actions=[] if accept else [holder.verify(), trip.get(), *change],

@@ -8,17 +8,14 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from env_server.domain import ScenarioContext
+from env_server.domain import GoldAction, ScenarioContext, call, dollars, month_day, user_spec
 from env_server.domains.travel.families._policy import (
     COMPENSATION_LIMIT_CENTS,
     DAY,
     THANKS,
     WEEK,
-    Action,
     Row,
     compensation_due,
-    day_phrase,
-    dollars,
     refund_percent,
     when,
 )
@@ -43,27 +40,23 @@ def _past_disruption(scene: Scene) -> Row:
     return scene.fresh_flight(like, day, "landed", scene.rng.choice(_DELAYS), cause)
 
 
-def issue(trip: Trip, flight: Row, amount: int) -> Action:
+def issue(trip: Trip, flight: Row, amount: int) -> GoldAction:
     """Rule 11: a voucher up to the limit, a supervisor review above it."""
     if amount > COMPENSATION_LIMIT_CENTS:
-        return {
-            "tool": "request_supervisor_review",
-            "args": {
-                "reservation_id": trip.reservation_id,
-                "category": "compensation",
-                "amount_cents": amount,
-                "summary": f"Compensation of {dollars(amount)} for {flight['flight_number']} exceeds the "
-                "agent limit.",
-            },
-        }
-    return {
-        "tool": "issue_compensation",
-        "args": {
-            "reservation_id": trip.reservation_id,
-            "flight_id": flight["flight_id"],
-            "amount_cents": amount,
-        },
-    }
+        return call(
+            "request_supervisor_review",
+            reservation_id=trip.reservation_id,
+            category="compensation",
+            amount_cents=amount,
+            summary=f"Compensation of {dollars(amount)} for {flight['flight_number']} exceeds the "
+            "agent limit.",
+        )
+    return call(
+        "issue_compensation",
+        reservation_id=trip.reservation_id,
+        flight_id=flight["flight_id"],
+        amount_cents=amount,
+    )
 
 
 def trouble(flight: Row) -> str:
@@ -103,21 +96,21 @@ def compensation(ctx: ScenarioContext) -> Task:
     amount = compensation_due(flight, len(trip.travellers), holder.tier)
     tier = f"a {holder.tier}-tier loyalty member" if holder.tier else "not in the loyalty programme"
     script = [
-        f"Hello. My flight {flight['flight_number']} on {day_phrase(when(flight))} {trouble(flight)}. "
+        f"Hello. My flight {flight['flight_number']} on {month_day(when(flight))} {trouble(flight)}. "
         f"Reservation {trip.reservation_id}, {_party(len(trip.travellers))}. Is there compensation?",
         holder.identity_line(),
     ]
-    user = {
-        "persona": scene.persona(holder, f"{tier}, unhappy about a disrupted flight"),
-        "goal": f"Get compensation for {flight['flight_number']} on {day_phrase(when(flight))}",
-        "known_info": holder.known(reservation_id=trip.reservation_id, flight=flight["flight_number"]),
-        "unknown_info": ["whether compensation is due", "how much"],
-        "instructions": "Accept a voucher, a supervisor review, or a refusal the agent explains.",
-        "script": script,
-    }
+    user = user_spec(
+        persona=scene.persona(holder, f"{tier}, unhappy about a disrupted flight"),
+        goal=f"Get compensation for {flight['flight_number']} on {month_day(when(flight))}",
+        known=holder.known(reservation_id=trip.reservation_id, flight=flight["flight_number"]),
+        unknown=["whether compensation is due", "how much"],
+        instructions="Accept a voucher, a supervisor review, or a refusal the agent explains.",
+        script=script,
+    )
     common = {"user": user, "initial_patch": scene.initial_patch()}
     if not amount:
-        script.append("I see. Okay, thank you.")
+        user.script.append("I see. Okay, thank you.")
         hypothetical = compensation_due(
             {**flight, "disruption_cause": "mechanical", "delay_minutes": max(flight["delay_minutes"], 180)},
             len(trip.travellers),
@@ -136,8 +129,8 @@ def compensation(ctx: ScenarioContext) -> Task:
             **common,
         )
     review = amount > COMPENSATION_LIMIT_CENTS
-    script.append("Yes, please pass it to a supervisor." if review else "Yes, please issue the voucher.")
-    script.append(THANKS)
+    user.script.append("Yes, please pass it to a supervisor." if review else "Yes, please issue the voucher.")
+    user.script.append(THANKS)
     return ctx.task(
         difficulty_tags=[
             "compensation",
@@ -196,14 +189,13 @@ def cancel_refund(ctx: ScenarioContext) -> Task:
     reason = scene.rng.choice(
         ("Plans changed", "Trip no longer needed", "Meeting cancelled", "Found another way")
     )
-    cancel: Action = {
-        "tool": "cancel_reservation",
-        "args": {"reservation_id": trip.reservation_id, "refund_cents": refund, "reason": reason},
-    }
+    cancel: GoldAction = call(
+        "cancel_reservation", reservation_id=trip.reservation_id, refund_cents=refund, reason=reason
+    )
     first = trip.flights[0]
     opening = (
         f"Hi, I need to cancel reservation {trip.reservation_id} — {first['flight_number']} on "
-        f"{day_phrase(when(first))}."
+        f"{month_day(when(first))}."
     )
     if airline_cancelled:
         opening += " You cancelled that flight anyway."
@@ -215,38 +207,36 @@ def cancel_refund(ctx: ScenarioContext) -> Task:
             difficulty_tags=["refund-exception", "supervisor-review", fare_code.lower()],
             description=f"A refund beyond the fare rules ({pct}% due) for illness or bereavement: hold for a "
             "supervisor, do not cancel.",
-            user={
-                "persona": scene.persona(holder, "going through a hard time"),
-                "goal": f"Get a full refund of reservation {trip.reservation_id} because {illness}",
-                "known_info": holder.known(reservation_id=trip.reservation_id),
-                "unknown_info": ["the refund rules"],
-                "instructions": "Insist on a full refund. Accept that a supervisor will review it; do not "
+            user=user_spec(
+                persona=scene.persona(holder, "going through a hard time"),
+                goal=f"Get a full refund of reservation {trip.reservation_id} because {illness}",
+                known=holder.known(reservation_id=trip.reservation_id),
+                unknown=["the refund rules"],
+                instructions="Insist on a full refund. Accept that a supervisor will review it; do not "
                 "cancel for a partial refund.",
-                "script": [
+                script=[
                     f"{opening} Unfortunately {illness}, so I need a full refund, please.",
                     holder.identity_line(),
                     "Yes, please ask a supervisor. I'll wait to hear back before cancelling anything.",
                     THANKS,
                 ],
-            },
+            ),
             initial_patch=scene.initial_patch(),
             gold_actions=[
                 holder.verify(),
                 trip.get(),
-                {
-                    "tool": "request_supervisor_review",
-                    "args": {
-                        "reservation_id": trip.reservation_id,
-                        "category": "refund_exception",
-                        "amount_cents": trip.ticket_value,
-                        "summary": f"Full refund requested because {illness}.",
-                    },
-                },
+                call(
+                    "request_supervisor_review",
+                    reservation_id=trip.reservation_id,
+                    category="refund_exception",
+                    amount_cents=trip.ticket_value,
+                    summary=f"Full refund requested because {illness}.",
+                ),
             ],
             wrong_actions=[
                 holder.verify(),
                 trip.get(),
-                {**cancel, "args": {**cancel["args"], "refund_cents": trip.ticket_value}},
+                call(cancel.tool, **{**cancel.args, "refund_cents": trip.ticket_value}),
             ],
             communicate=["supervisor"],
             determined_by={
@@ -261,20 +251,20 @@ def cancel_refund(ctx: ScenarioContext) -> Task:
         "departure"
         + (" after the airline cancelled a flight" if airline_cancelled else "")
         + f": {pct}% of {dollars(trip.ticket_value)} back.",
-        user={
-            "persona": scene.persona(holder, "who no longer needs the trip"),
-            "goal": f"Cancel reservation {trip.reservation_id} and get back what the rules allow",
-            "known_info": holder.known(reservation_id=trip.reservation_id, reason=reason),
-            "unknown_info": ["the refund amount"],
-            "instructions": "Accept the refund the agent quotes, even if it is nothing, and confirm the "
+        user=user_spec(
+            persona=scene.persona(holder, "who no longer needs the trip"),
+            goal=f"Cancel reservation {trip.reservation_id} and get back what the rules allow",
+            known=holder.known(reservation_id=trip.reservation_id, reason=reason),
+            unknown=["the refund amount"],
+            instructions="Accept the refund the agent quotes, even if it is nothing, and confirm the "
             "cancellation.",
-            "script": [
+            script=[
                 opening,
                 holder.identity_line(),
                 "Yes, cancel the whole reservation, even if I get nothing back.",
                 THANKS,
             ],
-        },
+        ),
         initial_patch=scene.initial_patch(),
         gold_actions=[holder.verify(), trip.get(), cancel],
     )

@@ -8,15 +8,20 @@ from __future__ import annotations
 
 from datetime import date, timedelta
 
-from env_server.domain import ScenarioContext, ScenarioUnavailable
+from env_server.domain import (
+    GoldAction,
+    ScenarioContext,
+    ScenarioUnavailable,
+    call,
+    dollars,
+    month_day,
+    month_day_year,
+    user_spec,
+)
 from env_server.domains.travel.families._policy import (
     COMPENSATION_LIMIT_CENTS,
     THANKS,
-    Action,
-    birthday,
     compensation_due,
-    day_phrase,
-    dollars,
     when,
 )
 from env_server.domains.travel.families._scene import Scene, Trip
@@ -43,7 +48,7 @@ def baggage(ctx: ScenarioContext) -> Task:
     holder = scene.person(loyalty=0.7)
     travellers = scene.rng.choices((1, 2, 3), (40, 45, 15))[0]
     trip = scene.trip(holder, fare_code, [scene.upcoming()], travellers)
-    actions: list[Action] = []
+    actions: list[GoldAction] = []
     asks: list[str] = []
     total = 0
     for t in trip.travellers:
@@ -66,7 +71,7 @@ def baggage(ctx: ScenarioContext) -> Task:
         }
         if fee:
             args["payment_method_id"] = holder.card_id
-        actions.append({"tool": "add_checked_bags", "args": args})
+        actions.append(call("add_checked_bags", **args))
         who = "me" if t.is_holder else t.first
         asks.append(f"{adding} more for {who}" if checked else f"{adding} for {who}")
     if not actions:
@@ -76,19 +81,19 @@ def baggage(ctx: ScenarioContext) -> Task:
         + (["multi-write"] if len(actions) > 1 else []),
         description=f"Checked bags on a {trip.fare['name']} trip ({holder.tier or 'no'} tier): "
         f"{dollars(total)} in fees.",
-        user={
-            "persona": scene.persona(holder, "packing for a long trip"),
-            "goal": f"Add checked bags on reservation {trip.reservation_id}: " + ", ".join(asks),
-            "known_info": holder.known(reservation_id=trip.reservation_id),
-            "unknown_info": ["the free baggage allowance", "the fee"],
-            "instructions": f"Accept the fee the agent quotes and pay with your {holder.card}.",
-            "script": [
+        user=user_spec(
+            persona=scene.persona(holder, "packing for a long trip"),
+            goal=f"Add checked bags on reservation {trip.reservation_id}: " + ", ".join(asks),
+            known=holder.known(reservation_id=trip.reservation_id),
+            unknown=["the free baggage allowance", "the fee"],
+            instructions=f"Accept the fee the agent quotes and pay with your {holder.card}.",
+            script=[
                 f"Hi! On reservation {trip.reservation_id} we need checked bags: {', '.join(asks)}.",
                 holder.identity_line(),
                 f"Yes, sounds good, go ahead — use my {holder.card} for anything that costs extra.",
                 THANKS,
             ],
-        },
+        ),
         initial_patch=scene.initial_patch(),
         gold_actions=[holder.verify(), trip.get(), *actions],
     )
@@ -122,43 +127,39 @@ def travellers_fixed(ctx: ScenarioContext) -> Task:
         return ctx.task(
             difficulty_tags=["travellers", "new-booking", "passenger-count"],
             description="A traveller cannot be added to a reservation: book the companion separately.",
-            user={
-                "persona": scene.persona(holder, "whose friend decided to come along"),
-                "goal": f"Have {first} {last} fly on the same flights as {trip.reservation_id}",
-                "known_info": {
+            user=user_spec(
+                persona=scene.persona(holder, "whose friend decided to come along"),
+                goal=f"Have {first} {last} fly on the same flights as {trip.reservation_id}",
+                known={
                     **known,
                     "companion": f"{first} {last}",
                     "companion_date_of_birth": dob.isoformat(),
                 },
-                "unknown_info": ["whether travellers can be added", "the price of a new ticket"],
-                "instructions": "Ask to add the companion to the reservation. If impossible, accept a "
+                unknown=["whether travellers can be added", "the price of a new ticket"],
+                instructions="Ask to add the companion to the reservation. If impossible, accept a "
                 f"separate booking on the same flights in the same fare class, paid with your {holder.card}.",
-                "script": [
+                script=[
                     f"Hi, I'd like to add {first} {last} to my reservation {trip.reservation_id} — they're "
                     "coming with me.",
                     holder.identity_line(),
                     f"I see. Then book {first} a separate ticket on the same flights and fare, with my "
-                    f"{holder.card}. {first} {last}, born {birthday(dob)}.",
+                    f"{holder.card}. {first} {last}, born {month_day_year(dob)}.",
                     "Yes, confirmed.",
                     THANKS,
                 ],
-            },
+            ),
             initial_patch=scene.initial_patch(),
             gold_actions=[
                 holder.verify(),
                 trip.get(),
-                {
-                    "tool": "book_reservation",
-                    "args": {
-                        "holder_id": holder.passenger_id,
-                        "flight_ids": [f["flight_id"] for f in trip.flights],
-                        "fare_class": fare_code,
-                        "travelers": [
-                            {"first_name": first, "last_name": last, "date_of_birth": dob.isoformat()}
-                        ],
-                        "payment_method_id": holder.card_id,
-                    },
-                },
+                call(
+                    "book_reservation",
+                    holder_id=holder.passenger_id,
+                    flight_ids=[f["flight_id"] for f in trip.flights],
+                    fare_class=fare_code,
+                    travelers=[{"first_name": first, "last_name": last, "date_of_birth": dob.isoformat()}],
+                    payment_method_id=holder.card_id,
+                ),
             ],
             determined_by={
                 "reservations.fare_class": "user: asks for the same fare as "
@@ -171,19 +172,19 @@ def travellers_fixed(ctx: ScenarioContext) -> Task:
         return ctx.task(
             difficulty_tags=["refusal", "name-transfer", "passenger-count"],
             description="A ticket cannot be transferred to another person: refuse and change nothing.",
-            user={
-                "persona": scene.persona(holder, f"whose travel companion {traveller.first} dropped out"),
-                "goal": f"Put {first} {last} on {trip.reservation_id} in place of {traveller.name}",
-                "known_info": {**known, "replacement": f"{first} {last}", "replacement_dob": dob.isoformat()},
-                "unknown_info": ["whether tickets can be transferred"],
-                "instructions": "Ask for the swap. If it is not allowed, keep the reservation as it is.",
-                "script": [
+            user=user_spec(
+                persona=scene.persona(holder, f"whose travel companion {traveller.first} dropped out"),
+                goal=f"Put {first} {last} on {trip.reservation_id} in place of {traveller.name}",
+                known={**known, "replacement": f"{first} {last}", "replacement_dob": dob.isoformat()},
+                unknown=["whether tickets can be transferred"],
+                instructions="Ask for the swap. If it is not allowed, keep the reservation as it is.",
+                script=[
                     f"Hi, {traveller.name} can't fly on reservation {trip.reservation_id} anymore. Please "
-                    f"put {first} {last} (born {birthday(dob)}) on the ticket instead.",
+                    f"put {first} {last} (born {month_day_year(dob)}) on the ticket instead.",
                     holder.identity_line(),
                     "Oh, I didn't know that. Then leave it as it is for now.",
                 ],
-            },
+            ),
             initial_patch=scene.initial_patch(),
             gold_actions=[trip.get()],
             wrong_actions=[
@@ -202,25 +203,25 @@ def travellers_fixed(ctx: ScenarioContext) -> Task:
     return ctx.task(
         difficulty_tags=["name-correction", "travellers"],
         description="A misspelt last name on the ticket is corrected (same person, no transfer).",
-        user={
-            "persona": scene.persona(holder, "who noticed a typo on the booking"),
-            "goal": f"Correct the last name of {traveller.first} on {trip.reservation_id} from {wrong} to "
+        user=user_spec(
+            persona=scene.persona(holder, "who noticed a typo on the booking"),
+            goal=f"Correct the last name of {traveller.first} on {trip.reservation_id} from {wrong} to "
             f"{traveller.last}",
-            "known_info": {
+            known={
                 **known,
                 "correct_name": traveller.name,
                 "date_of_birth_traveller": traveller.dob.isoformat(),
             },
-            "unknown_info": [],
-            "instructions": "Confirm the correction when the agent reads it back.",
-            "script": [
+            unknown=[],
+            instructions="Confirm the correction when the agent reads it back.",
+            script=[
                 f"Hi, on reservation {trip.reservation_id} {whose} last name is misspelt as {wrong}; "
                 f"it should be {traveller.last}.",
                 holder.identity_line(),
                 "Yes, that's right, please fix it.",
                 THANKS,
             ],
-        },
+        ),
         initial_patch=scene.initial_patch(),
         gold_actions=[
             holder.verify(),
@@ -230,17 +231,15 @@ def travellers_fixed(ctx: ScenarioContext) -> Task:
     )
 
 
-def _update(trip: Trip, traveler_id: str, first: str, last: str, dob: date) -> Action:
-    return {
-        "tool": "update_traveler",
-        "args": {
-            "reservation_id": trip.reservation_id,
-            "traveler_id": traveler_id,
-            "first_name": first,
-            "last_name": last,
-            "date_of_birth": dob.isoformat(),
-        },
-    }
+def _update(trip: Trip, traveler_id: str, first: str, last: str, dob: date) -> GoldAction:
+    return call(
+        "update_traveler",
+        reservation_id=trip.reservation_id,
+        traveler_id=traveler_id,
+        first_name=first,
+        last_name=last,
+        date_of_birth=dob.isoformat(),
+    )
 
 
 def multi_step(ctx: ScenarioContext) -> Task:
@@ -271,7 +270,7 @@ def multi_step(ctx: ScenarioContext) -> Task:
         parts.remove(scene.rng.choice(parts))
     amount = compensation_due(outbound, travellers, holder.tier)
     new_back = target if "change" in parts else back
-    actions: list[Action] = []
+    actions: list[GoldAction] = []
     asks: list[str] = []
     if "compensation" in parts:
         asks.append(f"compensation for {outbound['flight_number']}, which {trouble(outbound)}")
@@ -279,28 +278,24 @@ def multi_step(ctx: ScenarioContext) -> Task:
     if "change" in parts:
         asks.append(
             f"moving my return {back['flight_number']} to {target['flight_number']} on "
-            f"{day_phrase(when(target))}"
+            f"{month_day(when(target))}"
         )
         actions.append(
-            {
-                "tool": "search_flights",
-                "args": {
-                    "origin": target["origin"],
-                    "destination": target["destination"],
-                    "date": when(target).date().isoformat(),
-                },
-            }
+            call(
+                "search_flights",
+                origin=target["origin"],
+                destination=target["destination"],
+                date=when(target).date().isoformat(),
+            )
         )
         actions.append(
-            {
-                "tool": "change_flight",
-                "args": {
-                    "reservation_id": trip.reservation_id,
-                    "current_flight_id": back["flight_id"],
-                    "new_flight_id": target["flight_id"],
-                    "payment_method_id": holder.card_id,
-                },
-            }
+            call(
+                "change_flight",
+                reservation_id=trip.reservation_id,
+                current_flight_id=back["flight_id"],
+                new_flight_id=target["flight_id"],
+                payment_method_id=holder.card_id,
+            )
         )
     if "bags" in parts:
         me = next(t for t in trip.travellers if t.is_holder)
@@ -314,7 +309,7 @@ def multi_step(ctx: ScenarioContext) -> Task:
         if fee:
             args["payment_method_id"] = holder.card_id
         asks.append("two checked bags for me on the way back")
-        actions.append({"tool": "add_checked_bags", "args": args})
+        actions.append(call("add_checked_bags", **args))
     determined: dict[str, str] = {}
     if "compensation" in parts and amount > COMPENSATION_LIMIT_CENTS:
         determined["supervisor_reviews.category"] = REVIEW_CATEGORY_RULE
@@ -323,27 +318,29 @@ def multi_step(ctx: ScenarioContext) -> Task:
         determined["flight_alerts.contact"] = f"user: gives the number {holder.phone}"
         asks.append(f"text alerts at {holder.phone} for my return flight {new_back['flight_number']}")
         actions.append(
-            {
-                "tool": "subscribe_flight_alerts",
-                "args": {"flight_id": new_back["flight_id"], "channel": "sms", "contact": holder.phone},
-            }
+            call(
+                "subscribe_flight_alerts",
+                flight_id=new_back["flight_id"],
+                channel="sms",
+                contact=holder.phone,
+            )
         )
     return ctx.task(
         difficulty_tags=["multi-step", *parts],
         description=f"One call, {len(parts)} requests: " + ", ".join(parts) + ".",
-        user={
-            "persona": scene.persona(holder, "mid-trip after a late outbound flight; organised"),
-            "goal": "Get " + "; ".join(asks),
-            "known_info": holder.known(reservation_id=trip.reservation_id, phone=holder.phone),
-            "unknown_info": ["the compensation amount", "the change fee", "the bag fee"],
-            "instructions": f"Ask for everything; accept the amounts quoted and pay with your {holder.card}.",
-            "script": [
+        user=user_spec(
+            persona=scene.persona(holder, "mid-trip after a late outbound flight; organised"),
+            goal="Get " + "; ".join(asks),
+            known=holder.known(reservation_id=trip.reservation_id, phone=holder.phone),
+            unknown=["the compensation amount", "the change fee", "the bag fee"],
+            instructions=f"Ask for everything; accept the amounts quoted and pay with your {holder.card}.",
+            script=[
                 f"Hi, reservation {trip.reservation_id}. I need a few things: " + "; ".join(asks) + ".",
                 holder.identity_line(),
                 f"Yes to all of it — charge anything due to my {holder.card}.",
                 THANKS,
             ],
-        },
+        ),
         initial_patch=scene.initial_patch(),
         gold_actions=[holder.verify(), trip.get(), *actions],
         determined_by=determined,

@@ -10,11 +10,9 @@ from datetime import timedelta
 
 from sqlalchemy import select
 
-from env_server.domain import ToolContext, ToolError
+from env_server.domain import ToolContext, ToolError, is_verified
 from env_server.domains.travel.fares import MAX_AMOUNT_CENTS, MAX_NAME_LENGTH, fare_price_cents
 from env_server.domains.travel.models import (
-    Baggage,
-    Compensation,
     FareClass,
     Flight,
     IdentityVerification,
@@ -25,12 +23,7 @@ from env_server.domains.travel.models import (
     Reservation,
     SeatInventory,
     Segment,
-    SupervisorReview,
     Traveler,
-)
-from env_server.domains.travel.tools._views import (
-    ReservationView,
-    SegmentView,
 )
 
 #: Statuses of a flight that has left the gate: it can no longer be changed, cancelled or have bags added.
@@ -115,10 +108,7 @@ def _clean_name(value: str, field: str) -> str:
 
 
 def _require_verified(ctx: ToolContext, passenger_id: str) -> None:
-    verified = ctx.session.scalars(
-        select(IdentityVerification.verification_id).where(IdentityVerification.passenger_id == passenger_id)
-    ).first()
-    if verified is None:
+    if not is_verified(ctx, IdentityVerification.passenger_id, passenger_id):
         raise ToolError(
             f"Passenger {passenger_id} has not been verified in this conversation; "
             "call verify_passenger_identity with the holder's details first"
@@ -235,32 +225,3 @@ def _require_flight_on(ctx: ToolContext, reservation_id: str, flight_id: str) ->
     ).first()
     if on_reservation is None:
         raise ToolError(f"Flight {flight_id} is not on reservation {reservation_id}")
-
-
-def _reservation_view(ctx: ToolContext, reservation: Reservation) -> ReservationView:
-    rid = reservation.reservation_id
-    ctx.session.flush()
-    travelers = _travelers(ctx, rid)
-    segments = _segments(ctx, rid)
-    bags = ctx.session.scalars(select(Baggage).where(Baggage.reservation_id == rid).order_by(Baggage.bag_id))
-    payments = ctx.session.scalars(
-        select(Payment).where(Payment.reservation_id == rid).order_by(Payment.payment_id)
-    )
-    compensations = ctx.session.scalars(
-        select(Compensation).where(Compensation.reservation_id == rid).order_by(Compensation.compensation_id)
-    )
-    reviews = ctx.session.scalars(
-        select(SupervisorReview)
-        .where(SupervisorReview.reservation_id == rid)
-        .order_by(SupervisorReview.review_id)
-    )
-    return ReservationView.of(
-        reservation,
-        ticket_value_cents=sum(s.fare_cents for s in segments) * len(travelers),
-        travelers=travelers,
-        segments=[SegmentView.of(s, flight=_get_flight(ctx, s.flight_id)) for s in segments],
-        baggage=list(bags),
-        payments=list(payments),
-        compensations=list(compensations),
-        supervisor_reviews=list(reviews),
-    )

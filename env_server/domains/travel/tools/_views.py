@@ -5,11 +5,18 @@ from __future__ import annotations
 from datetime import date, datetime
 
 from pydantic import Field
+from sqlalchemy import select
 
-from env_server.domain import RowView
+from env_server.domain import RowView, ToolContext
 from env_server.domains.travel.models import (
+    Baggage,
+    Compensation,
+    Payment,
     PaymentMethod,
+    Reservation,
+    SupervisorReview,
 )
+from env_server.domains.travel.tools._common import _get_flight, _segments, _travelers
 
 
 class FlightView(RowView):
@@ -204,3 +211,33 @@ def payment_method_view(method: PaymentMethod) -> PaymentMethodView:
         else "Travel voucher"
     )
     return PaymentMethodView.of(method, label=label)
+
+
+def reservation_view(ctx: ToolContext, reservation: Reservation) -> ReservationView:
+    """Everything about `reservation` an agent needs: travellers, flights, bags, money and reviews."""
+    rid = reservation.reservation_id
+    ctx.session.flush()
+    travelers = _travelers(ctx, rid)
+    segments = _segments(ctx, rid)
+    bags = ctx.session.scalars(select(Baggage).where(Baggage.reservation_id == rid).order_by(Baggage.bag_id))
+    payments = ctx.session.scalars(
+        select(Payment).where(Payment.reservation_id == rid).order_by(Payment.payment_id)
+    )
+    compensations = ctx.session.scalars(
+        select(Compensation).where(Compensation.reservation_id == rid).order_by(Compensation.compensation_id)
+    )
+    reviews = ctx.session.scalars(
+        select(SupervisorReview)
+        .where(SupervisorReview.reservation_id == rid)
+        .order_by(SupervisorReview.review_id)
+    )
+    return ReservationView.of(
+        reservation,
+        ticket_value_cents=sum(s.fare_cents for s in segments) * len(travelers),
+        travelers=travelers,
+        segments=[SegmentView.of(s, flight=_get_flight(ctx, s.flight_id)) for s in segments],
+        baggage=list(bags),
+        payments=list(payments),
+        compensations=list(compensations),
+        supervisor_reviews=list(reviews),
+    )

@@ -12,10 +12,9 @@ from env_server.domains.travel.tools._common import (
     _get_flight,
     _get_traveler,
     _get_writable_reservation,
-    _reservation_view,
     _segments,
 )
-from env_server.domains.travel.tools._views import ReservationView
+from env_server.domains.travel.tools._views import ReservationView, reservation_view
 
 
 @tool(kind="write")
@@ -73,4 +72,4 @@ def add_checked_bags(
         )
     )
     _charge(ctx, reservation, payment_method_id, "baggage", fee_cents)
-    return _reservation_view(ctx, reservation)
+    return reservation_view(ctx, reservation)

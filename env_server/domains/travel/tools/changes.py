@@ -19,11 +19,10 @@ from env_server.domains.travel.tools._common import (
     _price,
     _refund_to_original,
     _require_bookable,
-    _reservation_view,
     _segments,
     _travelers,
 )
-from env_server.domains.travel.tools._views import ReservationView
+from env_server.domains.travel.tools._views import ReservationView, reservation_view
 
 
 def _unflown(ctx: ToolContext, reservation: Reservation, what: str) -> list[tuple[Segment, Flight]]:
@@ -94,7 +93,7 @@ def change_flight(
         _move_seats(ctx, current_flight_id, segment.cabin, count)
     segment.flight_id = new_flight_id
     _charge(ctx, reservation, payment_method_id, "change", charge)
-    return _reservation_view(ctx, reservation)
+    return reservation_view(ctx, reservation)
 
 
 @tool(kind="write")
@@ -123,7 +122,7 @@ def upgrade_to_business(ctx: ToolContext, reservation_id: str, payment_method_id
         segment.fare_cents = max(segment.fare_cents, price)
     reservation.fare_class = "BUSINESS"
     _charge(ctx, reservation, payment_method_id, "upgrade", charge)
-    return _reservation_view(ctx, reservation)
+    return reservation_view(ctx, reservation)
 
 
 @tool(kind="write")
@@ -158,7 +157,7 @@ def update_traveler(
     if (traveler.first_name, traveler.last_name, traveler.date_of_birth) == (first, last, date_of_birth):
         raise ToolError(f"Traveler {traveler_id} already has these details; nothing to change")
     traveler.first_name, traveler.last_name, traveler.date_of_birth = first, last, date_of_birth
-    return _reservation_view(ctx, reservation)
+    return reservation_view(ctx, reservation)
 
 
 @tool(kind="write")
@@ -191,4 +190,4 @@ def cancel_reservation(
     reservation.cancelled_at = ctx.now
     reservation.cancel_reason = reason.strip()[:200]
     _refund_to_original(ctx, reservation, refund_cents)
-    return _reservation_view(ctx, reservation)
+    return reservation_view(ctx, reservation)

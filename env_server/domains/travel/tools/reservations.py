@@ -22,9 +22,8 @@ from env_server.domains.travel.tools._common import (
     _price,
     _require_bookable,
     _require_verified,
-    _reservation_view,
 )
-from env_server.domains.travel.tools._views import ReservationView
+from env_server.domains.travel.tools._views import ReservationView, reservation_view
 
 
 class TravelerInput(BaseModel):
@@ -42,7 +41,7 @@ def get_reservation(ctx: ToolContext, reservation_id: str) -> ReservationView:
     Args:
         reservation_id: the reservation code, e.g. "RS-10417".
     """
-    return _reservation_view(ctx, _get_reservation(ctx, reservation_id))
+    return reservation_view(ctx, _get_reservation(ctx, reservation_id))
 
 
 def _itinerary(ctx: ToolContext, flight_ids: list[str]) -> list[Flight]:
@@ -139,4 +138,4 @@ def book_reservation(
         total += price * len(travelers)
     ctx.session.flush()
     _charge(ctx, reservation, payment_method_id, "fare", total)
-    return _reservation_view(ctx, reservation)
+    return reservation_view(ctx, reservation)

@@ -14,11 +14,10 @@ from typing import Any
 import pytest
 
 from env_server.analytics.answers import answer_matches
-from env_server.domain import Domain, ScenarioFamily, ScenarioUnavailable
+from env_server.domain import Domain, ScenarioFamily, ScenarioUnavailable, dollars_and_cents
 from env_server.domain._family import entity_ids
 from env_server.domains.insurance import domain as base_domain
 from env_server.domains.insurance.families import FAMILIES
-from env_server.domains.insurance.families._common import cents
 from env_server.scoring.scorer import Scorer
 from shared.models import ToolCallSpec
 from shared.tasks import Task
@@ -138,7 +137,7 @@ def test_stated_figures_match_what_the_tools_compute() -> None:
                 "claim-decision": lambda o: o["payout_cents"],
                 "instalment-count": lambda o: o["instalment_plans"][-1]["instalment_cents"],
             }[name](last)
-            assert task.communicate == [cents(stated)], (task.id, task.communicate, stated)
+            assert task.communicate == [dollars_and_cents(stated)], (task.id, task.communicate, stated)
             checked[name] += 1
     assert min(checked.values()) >= 2 and len(checked) == 3
 

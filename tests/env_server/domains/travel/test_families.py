@@ -16,14 +16,13 @@ from typing import Any
 
 import pytest
 
-from env_server.domain import ScenarioFamily
+from env_server.domain import ScenarioFamily, dollars
 from env_server.domains.travel import domain as base_domain
 from env_server.domains.travel.families import FAMILIES
 from env_server.domains.travel.families._policy import (
     COMPENSATION_CENTS,
     COMPENSATION_TIER_BONUS_CENTS,
     compensation_due,
-    dollars,
     refund_percent,
 )
 from env_server.domains.travel.seed import _COMPENSATION, _TIER_COMPENSATION_BONUS

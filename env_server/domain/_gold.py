@@ -1,0 +1,41 @@
+"""Building a task's typed parts in a family: its gold (and wrong) actions and its simulated user."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from shared.tasks import GoldAction, UserSpec
+
+
+def call(tool: str, **args: Any) -> GoldAction:
+    """One reference tool call, `call("cancel_booking", booking_id="BK-70412", reason="plans changed")`."""
+    return GoldAction(tool=tool, args=args)
+
+
+def user_spec(
+    persona: str,
+    goal: str,
+    script: list[str],
+    known: dict[str, Any] | None = None,
+    *,
+    unknown: list[str] | None = None,
+    instructions: str = "",
+) -> UserSpec:
+    """The simulated user of a task: who they are, what they want, what they know and say.
+
+    Args:
+        persona: who the user is and how they talk (a `Caller.persona` line).
+        goal: what the user wants out of the conversation.
+        script: the scripted user's lines; the first opens the conversation.
+        known: facts the user can give when asked (`known_info`), e.g. a `Caller.known()`.
+        unknown: facts the user does not know.
+        instructions: how the user behaves (what to accept, what to refuse).
+    """
+    return UserSpec(
+        persona=persona,
+        goal=goal,
+        known_info=known or {},
+        unknown_info=unknown or [],
+        instructions=instructions,
+        script=script,
+    )
