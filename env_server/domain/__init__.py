@@ -35,8 +35,8 @@ from env_server.domain._wording import (
 from shared.tasks import GoldAction, UserSpec
 
 __all__ = [
-    "Caller",
     "FIRST_GENERATED_ID",
+    "Caller",
     "Conduct",
     "Domain",
     "GoldAction",
