@@ -64,6 +64,15 @@ def test_train_local_refuses_a_pool_smaller_than_a_step(server: str, tmp_path: P
     assert bad.exit_code == 1 and "--micro-batch 2 must divide" in bad.output
 
 
+TASKS = ["starter-renew-101", "starter-renew-102", "starter-return-101", "starter-return-102"]
+
+
+@pytest.fixture(scope="module")
+def warm(server: str, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One warm start for the module's tests (loading and tuning the model is most of a test's time)."""
+    return warm_start(server, TASKS, tmp_path_factory.mktemp("warm"))
+
+
 def warm_start(server: str, tasks: list[str], directory: Path) -> Path:
     """SmolLM2 after a few supervised steps on the gold first turn of `tasks`, saved to `directory`.
 
@@ -106,8 +115,8 @@ def warm_start(server: str, tasks: list[str], directory: Path) -> Path:
 
 
 @pytest.mark.slow
-def test_the_training_batch_masks_every_environment_token(server: str, tmp_path: Path) -> None:
-    start = warm_start(server, ["starter-renew-101", "starter-return-101"], tmp_path / "warm")
+def test_the_training_batch_masks_every_environment_token(server: str, warm: Path) -> None:
+    start = warm
     policy = LocalPolicy(str(start), LocalOptions(max_new_tokens=40, temperature=0.0, threads=1))
 
     async def play() -> RolloutResult:
@@ -141,18 +150,17 @@ def test_the_training_batch_masks_every_environment_token(server: str, tmp_path:
 
 @pytest.mark.slow
 def test_train_local_updates_the_model_masks_the_environment_and_saves_an_evaluable_checkpoint(
-    server: str, tmp_path: Path
+    server: str, warm: Path, tmp_path: Path
 ) -> None:
     import torch
     from safetensors.torch import load_file
 
-    tasks = "starter-renew-101,starter-renew-102,starter-return-101,starter-return-102"
-    pool = pool_of(server, tmp_path, tasks)
-    start = warm_start(server, tasks.split(","), tmp_path / "warm")
+    pool = pool_of(server, tmp_path, ",".join(TASKS))
+    start = warm
     out = tmp_path / "run"
     args = ["train", "local", "--pool", str(pool), "--steps", "2", "--out", str(out), "--server", server]
     args += ["--model", str(start)]
-    args += ["--tasks-per-step", "2", "--episodes-per-task", "4", "--micro-batch", "4", "--lr", "1e-4"]
+    args += ["--tasks-per-step", "2", "--episodes-per-task", "3", "--micro-batch", "3", "--lr", "1e-4"]
     args += ["--max-new-tokens", "40", "--max-turns", "2", "--replacements", "1", "--save-every", "1"]
     args += ["--threads", "1", "--seed", "3", "--quiet"]
     result = runner.invoke(app, args)
@@ -160,7 +168,7 @@ def test_train_local_updates_the_model_masks_the_environment_and_saves_an_evalua
     lines = [StepLog.model_validate_json(x) for x in (out / LOG_FILE).read_text().splitlines()]
     assert [x.step for x in lines] == [1, 2]
     for line in lines:
-        assert line.groups == 2 and line.episodes >= 8 and line.backend_errors == 0
+        assert line.groups == 2 and line.episodes >= 6 and line.backend_errors == 0
         assert line.informative_groups + line.dropped == 2
         assert line.uninformative + line.incomplete >= line.replaced
         assert line.times.generation_s > 0 and 0 < line.env_share < 1
@@ -176,7 +184,7 @@ def test_train_local_updates_the_model_masks_the_environment_and_saves_an_evalua
     assert bool(changed) == bool(informative), (len(changed), [x.informative_groups for x in lines])
     assert sorted(p.name for p in (out / "checkpoints").iterdir()) == ["step-00001", "step-00002"]
     run = json.loads((out / "run.json").read_text())
-    assert run["config"]["episodes_per_task"] == 4 and len(run["pool_tasks"]) == 4
+    assert run["config"]["episodes_per_task"] == 3 and len(run["pool_tasks"]) == 4
 
     evaluated = runner.invoke(
         app, ["eval", "--policy", f"local:{out / 'final'}?max_new_tokens=40&threads=1", "--server", server,
