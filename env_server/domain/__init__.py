@@ -6,7 +6,7 @@ model to follow.
 
 from env_server.domain._conduct import Conduct
 from env_server.domain._context import ToolContext, ToolError
-from env_server.domain._domain import Domain, collect_tools, load_task_text, volatile
+from env_server.domain._domain import Domain, DomainFields, collect_tools, load_task_text, volatile
 from env_server.domain._family import ScenarioContext, ScenarioFamily, ScenarioPatch, ScenarioUnavailable
 from env_server.domain._schema import allowed_values, one_of
 from env_server.domain._tables import IdentityVerificationTable, named_metadata
@@ -17,6 +17,7 @@ from shared.tasks import GoldAction
 __all__ = [
     "Conduct",
     "Domain",
+    "DomainFields",
     "GoldAction",
     "IdentityVerificationTable",
     "RowView",

@@ -12,6 +12,7 @@ from functools import cached_property
 from importlib import resources
 from pathlib import Path
 from types import ModuleType
+from typing import TypedDict, Unpack
 
 import yaml
 from pydantic import ValidationError
@@ -26,6 +27,25 @@ from env_server.errors import TaskInvalidError
 from shared.tasks import GoldAction, Task
 
 SeedFn = Callable[[Session, random.Random], None]
+
+
+class _RequiredDomainFields(TypedDict):
+    name: str
+    description: str
+    metadata: MetaData
+    seed: SeedFn
+    now: datetime
+    tools: Sequence[Tool]
+
+
+class DomainFields(_RequiredDomainFields, total=False):
+    """The `Domain` fields a package passes to `Domain.from_package` (policy and tasks come from files)."""
+
+    volatile_columns: Mapping[str, frozenset[str]]
+    seed_value: int
+    canary_action: GoldAction | None
+    families: Sequence[ScenarioFamily]
+    conduct: Conduct
 
 
 @dataclass(frozen=True, eq=False)
@@ -90,12 +110,12 @@ class Domain:
         return digest.hexdigest()[:16]
 
     @classmethod
-    def from_package(cls, package: str | ModuleType, **kwargs: object) -> Domain:
+    def from_package(cls, package: str | ModuleType, **fields: Unpack[DomainFields]) -> Domain:
         """Build a domain whose `policy.md` and `tasks/*.yaml` live inside `package`.
 
         Args:
             package: the domain package (usually `__name__` of its `__init__`).
-            **kwargs: every other `Domain` field except `policy` and `tasks`.
+            **fields: every other `Domain` field (`DomainFields`).
         """
         root = resources.files(package)
         policy = (root / "policy.md").read_text(encoding="utf-8")
@@ -106,7 +126,7 @@ class Domain:
             else []
         )
         tasks = [load_task_text(p.read_text(encoding="utf-8"), source=p.name) for p in files]
-        return cls(policy=policy, tasks=tasks, **kwargs)  # type: ignore[arg-type]
+        return cls(policy=policy, tasks=tasks, **fields)
 
 
 def _package_sources(fn: Callable[..., object]) -> list[bytes]:
