@@ -2,31 +2,24 @@
 
 from __future__ import annotations
 
-import hashlib
-import inspect
-import random
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import cached_property
 from importlib import resources
-from pathlib import Path
 from types import ModuleType
 from typing import TypedDict, Unpack
 
 import yaml
 from pydantic import ValidationError
 from sqlalchemy import MetaData
-from sqlalchemy.orm import Session
-from sqlalchemy.schema import CreateTable
 
 from env_server.domain._conduct import Conduct
 from env_server.domain._family import ScenarioFamily
+from env_server.domain._fingerprint import SeedFn, fingerprint
 from env_server.domain._tool import Tool
 from env_server.errors import TaskInvalidError
 from shared.tasks import GoldAction, Task
-
-SeedFn = Callable[[Session, random.Random], None]
 
 
 class _RequiredDomainFields(TypedDict):
@@ -100,14 +93,8 @@ class Domain:
 
     @cached_property
     def fingerprint(self) -> str:
-        """A hash of the schema and the seed code: templates built from an older version are never reused."""
-        digest = hashlib.sha256(self.name.encode())
-        for table in self.metadata.sorted_tables:
-            digest.update(str(CreateTable(table)).encode())
-        for source in _package_sources(self.seed):
-            digest.update(source)
-        digest.update(str(self.seed_value).encode())
-        return digest.hexdigest()[:16]
+        """A hash of the tables' DDL and the seeded rows: databases of an older version are never reused."""
+        return fingerprint(self.name, self.metadata, self.seed, self.seed_value)
 
     @classmethod
     def from_package(cls, package: str | ModuleType, **fields: Unpack[DomainFields]) -> Domain:
@@ -127,15 +114,6 @@ class Domain:
         )
         tasks = [load_task_text(p.read_text(encoding="utf-8"), source=p.name) for p in files]
         return cls(policy=policy, tasks=tasks, **fields)
-
-
-def _package_sources(fn: Callable[..., object]) -> list[bytes]:
-    """The source of every module in the package that defines `fn` (seed helpers may live anywhere in it)."""
-    module = inspect.getmodule(fn)
-    if module is None or module.__file__ is None:
-        return [inspect.getsource(fn).encode()]
-    top = Path(module.__file__).parent
-    return [p.read_bytes() for p in sorted(top.rglob("*.py"))]
 
 
 def load_task_text(text: str, *, source: str) -> Task:
