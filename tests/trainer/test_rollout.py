@@ -25,7 +25,8 @@ from tests.llm_server import llm_server as llm_server  # the session fixture ser
 from tests.toy_domain import domain as toy_domain
 from trainer.policies import Policy, Turn, load_policy
 from trainer.policies.scripted import RecordedPolicy, ReplayPolicy
-from trainer.rollout import EndReason, RolloutConfig, RolloutResult, run_rollout
+from trainer.rollout import run_rollout
+from trainer.rollout_models import EndReason, RolloutConfig, RolloutResult
 
 
 @pytest.fixture
