@@ -34,4 +34,3 @@ def test_only_the_named_fields_are_handed_over() -> None:
 def test_a_field_without_a_value_is_refused() -> None:
     with pytest.raises(ValueError, match="None"):
         Settings().environment("api_key")
-
