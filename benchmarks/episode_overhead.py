@@ -22,9 +22,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks._serve import start_server
 from benchmarks._synthetic import synthetic_domain
+from env_server.settings import DEFAULT_PG_URL
 from shared.client import AsyncGroundstateClient, GroundstateClient
 
-PG_URL = os.environ.get("GROUNDSTATE_TEST_PG_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/postgres")
+PG_URL = os.environ.get("GROUNDSTATE_TEST_PG_URL", DEFAULT_PG_URL)
 TOOL_CALLS = 10
 
 

@@ -20,10 +20,10 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from env_server.app import build_service
-from env_server.settings import Settings
+from env_server.settings import DEFAULT_PG_URL, Settings
 from shared.models import StartEpisodeRequest, ToolCallRequest
 
-PG_URL = os.environ.get("GROUNDSTATE_TEST_PG_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/postgres")
+PG_URL = os.environ.get("GROUNDSTATE_TEST_PG_URL", DEFAULT_PG_URL)
 BLOCK = 250  # episodes per printed row
 
 

@@ -35,6 +35,7 @@ from sqlalchemy import create_engine, text
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.topology import Topology, local_topology
+from env_server.settings import DEFAULT_PG_URL
 from shared.client import AsyncGroundstateClient, GroundstateClient
 from shared.errors import ClientError
 from shared.tasks import Task
@@ -245,7 +246,7 @@ def main() -> None:
     )
     parser.add_argument(
         "--pg-url",
-        default="postgresql+psycopg://postgres@127.0.0.1:5432/postgres",
+        default=DEFAULT_PG_URL,
         help="a PostgreSQL database to create the soak's private databases from",
     )
     parser.add_argument(

@@ -8,14 +8,14 @@ from pathlib import Path
 from typing import Annotated, Literal
 
 import typer
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from env_server.domain.registry import DomainRegistry
 from env_server.errors import GroundstateError
-from env_server.settings import Settings
+from env_server.settings import DEFAULT_PG_URL, Settings
 from env_server.validation import TaskValidation
 from shared.tables import fit_table
 
@@ -68,11 +68,7 @@ def serve(
     from env_server.store import upgrade
     from env_server.store.migrate import StoreNotMigratedError, require_head
 
-    os.environ["GROUNDSTATE_HOST"] = host
-    os.environ["GROUNDSTATE_PORT"] = str(port)
-    if tasks_dir:
-        os.environ["GROUNDSTATE_TASKS_DIRS"] = "[" + ",".join(f'"{p}"' for p in tasks_dir) + "]"
-    settings = _settings()
+    settings = _settings(host=host, port=port, tasks_dirs=tasks_dir or None)
     if workers > 1 and settings.sandbox_url.startswith("sqlite"):
         console.print(
             "[yellow]SQLite sandboxes live in one process: other workers rebuild them by replay.[/yellow]"
@@ -85,7 +81,10 @@ def serve(
         except StoreNotMigratedError as exc:
             console.print(f"[red]{exc}[/red]", soft_wrap=True)
             raise typer.Exit(1) from exc
-    os.environ["GROUNDSTATE_AUTO_MIGRATE"] = "false"
+    # uvicorn's workers build their settings from the environment: hand them the command line's choices, and
+    # tell them the store is migrated already.
+    workers_settings = settings.model_copy(update={"auto_migrate": False})
+    os.environ.update(workers_settings.environment("host", "port", "tasks_dirs", "auto_migrate"))
     if workers > 1 or os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
         _share_metrics_between_workers()
     console.print(f"groundstate on http://{host}:{port} (docs at /docs), sandboxes: {settings.sandbox_url}")
@@ -169,9 +168,7 @@ def tasks_list(
 def tasks_validate(
     domain: Annotated[str | None, typer.Option(help="Only this domain.")] = None,
     backend: Annotated[Literal["sqlite", "postgresql"], typer.Option(help="Sandbox backend.")] = "sqlite",
-    pg_url: Annotated[str, typer.Option(help="PostgreSQL URL for --backend postgresql.")] = (
-        "postgresql+psycopg://postgres@127.0.0.1:5432/postgres"
-    ),
+    pg_url: Annotated[str, typer.Option(help="PostgreSQL URL for --backend postgresql.")] = DEFAULT_PG_URL,
     tasks_dir: TasksDirOption = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print every task's checks as JSON.")] = False,
     report_dir: Annotated[
@@ -208,7 +205,7 @@ def tasks_validate(
     if report_dir is not None:
         _write_findings(reports, report_dir)
     if as_json:
-        typer.echo(json.dumps(_validation_json(reports, backend), indent=1))
+        typer.echo(json.dumps(_validation_json(reports, backend).model_dump(mode="json"), indent=1))
     else:
         _print_validation(reports, backend)
     if not all(r.passed for r in reports):
@@ -298,25 +295,55 @@ def _print_validation(reports: list[TaskValidation], backend: str) -> None:
     console.print(f"{ok} passed, {len(reports) - ok} failed ({backend})")
 
 
-def _validation_json(reports: list[TaskValidation], backend: str) -> dict[str, object]:
+class _CheckTally(BaseModel):
+    tasks: int
+    passed: int
+
+
+class _CheckJson(BaseModel):
+    name: str
+    passed: bool
+    detail: str
+
+
+class _TaskJson(BaseModel):
+    task_id: str
+    domain: str
+    passed: bool
+    checks: list[_CheckJson]
+    notes: list[str]
+
+
+class ValidationJson(BaseModel):
+    """What `tasks validate --json` prints: the totals, each check's tally, and every task's checks."""
+
+    backend: str
+    tasks: int
+    passed: int
+    failed: int
+    checks: dict[str, _CheckTally]
+    results: list[_TaskJson]
+
+
+def _validation_json(reports: list[TaskValidation], backend: str) -> ValidationJson:
     ok = sum(r.passed for r in reports)
-    return {
-        "backend": backend,
-        "tasks": len(reports),
-        "passed": ok,
-        "failed": len(reports) - ok,
-        "checks": {n: {"tasks": ran, "passed": p} for n, (ran, p) in _check_counts(reports).items()},
-        "results": [
-            {
-                "task_id": r.task_id,
-                "domain": r.domain,
-                "passed": r.passed,
-                "checks": [{"name": c.name, "passed": c.passed, "detail": c.detail} for c in r.checks],
-                "notes": r.notes,
-            }
+    return ValidationJson(
+        backend=backend,
+        tasks=len(reports),
+        passed=ok,
+        failed=len(reports) - ok,
+        checks={n: _CheckTally(tasks=ran, passed=p) for n, (ran, p) in _check_counts(reports).items()},
+        results=[
+            _TaskJson(
+                task_id=r.task_id,
+                domain=r.domain,
+                passed=r.passed,
+                checks=[_CheckJson(name=c.name, passed=c.passed, detail=c.detail) for c in r.checks],
+                notes=r.notes,
+            )
             for r in reports
         ],
-    }
+    )
 
 
 def _write_findings(reports: list[TaskValidation], out: Path) -> None:
@@ -332,9 +359,9 @@ def _write_findings(reports: list[TaskValidation], out: Path) -> None:
 
 @sandboxes_app.command("prune")
 def sandboxes_prune(
-    pg_url: Annotated[str, typer.Option(help="The PostgreSQL database the servers' sandboxes live in.")] = (
-        "postgresql+psycopg://postgres@127.0.0.1:5432/postgres"
-    ),
+    pg_url: Annotated[
+        str, typer.Option(help="The PostgreSQL database the servers' sandboxes live in.")
+    ] = DEFAULT_PG_URL,
     keep_free: Annotated[int, typer.Option(min=0, help="Free slots to keep per domain.")] = 8,
     held_hours: Annotated[
         float | None,

@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import ipaddress
+import json
 import socket
 from pathlib import Path
 from typing import Literal, Self
 
 from pydantic import Field, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
+
+#: The PostgreSQL database of a local install (trust authentication), where no other is given.
+DEFAULT_PG_URL = "postgresql+psycopg://postgres@127.0.0.1:5432/postgres"
 
 #: The `Host` patterns of a server reached on loopback (the SDK's `name:*` means any port).
 LOOPBACK_HOSTS = ("127.0.0.1", "127.0.0.1:*", "localhost", "localhost:*", "[::1]", "[::1]:*")
@@ -107,6 +111,20 @@ class Settings(BaseSettings):
     judge_api_key: str = "not-needed"
     judge_timeout_s: float = 30.0
     judge_max_retries: int = 3
+
+    def environment(self, *fields: str) -> dict[str, str]:
+        """The GROUNDSTATE_* variables that give another process (a server worker) these fields' values.
+
+        Strings are passed as they are, everything else as JSON (as pydantic-settings reads lists); a field
+        whose value is None has no spelling and is refused.
+        """
+        values = self.model_dump(mode="json", include=set(fields))
+        if None in values.values():
+            raise ValueError(f"cannot pass None through the environment: {sorted(fields)}")
+        return {
+            f"GROUNDSTATE_{name.upper()}": value if isinstance(value, str) else json.dumps(value)
+            for name, value in values.items()
+        }
 
     @model_validator(mode="after")
     def _default_replica_id(self) -> Self:

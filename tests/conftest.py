@@ -15,7 +15,7 @@ from sqlalchemy import create_engine, select, text
 
 from env_server.app import create_app
 from env_server.domain.registry import DomainRegistry
-from env_server.settings import Settings
+from env_server.settings import DEFAULT_PG_URL, Settings
 from env_server.store import EpisodeRecord
 from tests.factories import register_entry_point
 from tests.llm_server import llm_server, own_llm_server
@@ -23,7 +23,7 @@ from tests.toy_domain import domain as toy_domain
 
 __all__ = ["llm_server", "own_llm_server"]  # fixtures serving the real SmolLM2 through llama.cpp
 
-PG_URL = os.environ.get("GROUNDSTATE_TEST_PG_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/postgres")
+PG_URL = os.environ.get("GROUNDSTATE_TEST_PG_URL", DEFAULT_PG_URL)
 IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
 
 

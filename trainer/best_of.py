@@ -25,7 +25,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from trainer.results import TrialResult
-from trainer.rollout import RolloutResult
+from trainer.rollout_models import RolloutResult
 
 __all__ = ["SAMPLES_FILE", "Candidate", "Selection", "majority_vote", "read_candidates", "state_signature"]
 

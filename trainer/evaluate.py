@@ -39,7 +39,8 @@ from trainer.best_of import (
 )
 from trainer.policies import Policy, load_policy
 from trainer.results import TrialResult, append_jsonl, append_result, read_results, results_path
-from trainer.rollout import RolloutConfig, RolloutResult, run_rollout
+from trainer.rollout import run_rollout
+from trainer.rollout_models import RolloutConfig, RolloutResult
 
 __all__ = [
     "RUN_FILE",

@@ -27,7 +27,8 @@ from pydantic import BaseModel, ConfigDict, Field
 from shared.client import AsyncGroundstateClient
 from shared.models import UserKind
 from trainer.policies import Policy
-from trainer.rollout import RolloutConfig, RolloutResult, run_rollout
+from trainer.rollout import run_rollout
+from trainer.rollout_models import RolloutConfig, RolloutResult
 
 __all__ = ["EpisodeGroup", "GroupSettings", "StepGroups", "StepTiming", "collect_groups", "episode_timing"]
 

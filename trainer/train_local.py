@@ -56,7 +56,7 @@ from trainer.policies.local import (
     resolve_model,
     wrap_model,
 )
-from trainer.rollout import RolloutResult
+from trainer.rollout_models import RolloutResult
 from trainer.selection import Pool
 
 __all__ = [

@@ -9,7 +9,7 @@ user, a `Caller` for the customer, the money and date wording, and the identity 
 from env_server.domain._caller import Caller
 from env_server.domain._conduct import Conduct
 from env_server.domain._context import ToolContext, ToolError
-from env_server.domain._domain import Domain, collect_tools, load_task_text, volatile
+from env_server.domain._domain import Domain, DomainFields, collect_tools, load_task_text, volatile
 from env_server.domain._family import (
     ScenarioContext,
     ScenarioFamily,
@@ -39,6 +39,7 @@ __all__ = [
     "Caller",
     "Conduct",
     "Domain",
+    "DomainFields",
     "GoldAction",
     "IdentityVerificationTable",
     "RowView",

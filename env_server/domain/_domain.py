@@ -2,30 +2,43 @@
 
 from __future__ import annotations
 
-import hashlib
-import inspect
-import random
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import cached_property
 from importlib import resources
-from pathlib import Path
 from types import ModuleType
+from typing import TypedDict, Unpack
 
 import yaml
 from pydantic import ValidationError
 from sqlalchemy import MetaData
-from sqlalchemy.orm import Session
-from sqlalchemy.schema import CreateTable
 
 from env_server.domain._conduct import Conduct
 from env_server.domain._family import ScenarioFamily
+from env_server.domain._fingerprint import SeedFn, fingerprint
 from env_server.domain._tool import Tool
 from env_server.errors import TaskInvalidError
 from shared.tasks import GoldAction, Task
 
-SeedFn = Callable[[Session, random.Random], None]
+
+class _RequiredDomainFields(TypedDict):
+    name: str
+    description: str
+    metadata: MetaData
+    seed: SeedFn
+    now: datetime
+    tools: Sequence[Tool]
+
+
+class DomainFields(_RequiredDomainFields, total=False):
+    """The `Domain` fields a package passes to `Domain.from_package` (policy and tasks come from files)."""
+
+    volatile_columns: Mapping[str, frozenset[str]]
+    seed_value: int
+    canary_action: GoldAction | None
+    families: Sequence[ScenarioFamily]
+    conduct: Conduct
 
 
 @dataclass(frozen=True, eq=False)
@@ -80,22 +93,16 @@ class Domain:
 
     @cached_property
     def fingerprint(self) -> str:
-        """A hash of the schema and the seed code: templates built from an older version are never reused."""
-        digest = hashlib.sha256(self.name.encode())
-        for table in self.metadata.sorted_tables:
-            digest.update(str(CreateTable(table)).encode())
-        for source in _package_sources(self.seed):
-            digest.update(source)
-        digest.update(str(self.seed_value).encode())
-        return digest.hexdigest()[:16]
+        """A hash of the tables' DDL and the seeded rows: databases of an older version are never reused."""
+        return fingerprint(self.name, self.metadata, self.seed, self.seed_value)
 
     @classmethod
-    def from_package(cls, package: str | ModuleType, **kwargs: object) -> Domain:
+    def from_package(cls, package: str | ModuleType, **fields: Unpack[DomainFields]) -> Domain:
         """Build a domain whose `policy.md` and `tasks/*.yaml` live inside `package`.
 
         Args:
             package: the domain package (usually `__name__` of its `__init__`).
-            **kwargs: every other `Domain` field except `policy` and `tasks`.
+            **fields: every other `Domain` field (`DomainFields`).
         """
         root = resources.files(package)
         policy = (root / "policy.md").read_text(encoding="utf-8")
@@ -106,16 +113,7 @@ class Domain:
             else []
         )
         tasks = [load_task_text(p.read_text(encoding="utf-8"), source=p.name) for p in files]
-        return cls(policy=policy, tasks=tasks, **kwargs)  # type: ignore[arg-type]
-
-
-def _package_sources(fn: Callable[..., object]) -> list[bytes]:
-    """The source of every module in the package that defines `fn` (seed helpers may live anywhere in it)."""
-    module = inspect.getmodule(fn)
-    if module is None or module.__file__ is None:
-        return [inspect.getsource(fn).encode()]
-    top = Path(module.__file__).parent
-    return [p.read_bytes() for p in sorted(top.rglob("*.py"))]
+        return cls(policy=policy, tasks=tasks, **fields)
 
 
 def load_task_text(text: str, *, source: str) -> Task:

@@ -16,6 +16,7 @@ from typing import Any
 from env_server.domain import Domain
 from env_server.domain.registry import DomainRegistry
 from env_server.episodes.live import LiveSandboxes
+from env_server.episodes.log import EpisodeLog
 from env_server.errors import (
     BackendError,
     ConversationOverError,
@@ -27,10 +28,10 @@ from env_server.errors import (
 from env_server.execution import episode_tools, find_tool, run_tool
 from env_server.sandbox import Sandbox, SandboxEngine, template_of
 from env_server.scoring.scorer import Scorer, submitted_answer
-from env_server.store import EpisodeRecord, EventRecord, Store
-from env_server.users.base import SimulatedUser, TranscriptMessage
+from env_server.store import EpisodeRecord, Store
+from env_server.store.events import AssistantMessageEvent, BackendErrorEvent, ToolCallEvent, UserMessageEvent
+from env_server.users.base import SimulatedUser
 from shared.models import (
-    EpisodeEvent,
     EpisodeInfo,
     EpisodeStarted,
     MessageRequest,
@@ -92,7 +93,7 @@ class EpisodeService:
             disposed=False,
             user_done=False,
         )
-        self.store.create_episode(record, ("user_message", {"content": opening.content, "done": False}))
+        self.store.create_episode(record, UserMessageEvent(content=opening.content, done=False))
         self._live.put(episode_id, sandbox)
         self._evict()
         return EpisodeStarted(
@@ -118,8 +119,7 @@ class EpisodeService:
             except BackendError as exc:
                 self._fail(episode_id, exc)
                 raise
-            payload = result.model_dump(mode="json") | {"arguments": request.arguments}
-            self.store.append_event(episode_id, "tool_call", payload)
+            self.store.append_event(episode_id, ToolCallEvent.of(result, request.arguments))
             return result
 
     def tools(self, episode_id: str) -> list[dict[str, Any]]:
@@ -136,17 +136,17 @@ class EpisodeService:
                 raise ConversationOverError(
                     f"the user ended episode {episode_id}'s conversation; call score", field="content"
                 )
-            self.store.append_event(episode_id, "assistant_message", {"content": request.content})
-            events = self.store.events(episode_id)
+            self.store.append_event(episode_id, AssistantMessageEvent(content=request.content))
+            log = EpisodeLog(self.store.events(episode_id))
             user = self._user(record.user_kind)
             try:
-                writes = _writes_since_user(events, self.registry.domain(task.domain))
-                turn = user.reply(task, _transcript(events), writes, record.seed)
+                writes = log.writes_since_user(self.registry.domain(task.domain))
+                turn = user.reply(task, log.transcript(), writes, record.seed)
             except BackendError as exc:
                 self._fail(episode_id, exc)
                 raise
             self.store.append_event(
-                episode_id, "user_message", {"content": turn.content, "done": turn.done}, user_done=turn.done
+                episode_id, UserMessageEvent(content=turn.content, done=turn.done), user_done=turn.done
             )
             return UserReply(content=turn.content, done=turn.done)
 
@@ -187,7 +187,7 @@ class EpisodeService:
                 domain=record.domain,
                 status=record.status,  # type: ignore[arg-type]  # stored values are the Literals
                 user=record.user_kind,  # type: ignore[arg-type]
-                events=[_event(e) for e in self.store.events(episode_id)],
+                events=[e.wire() for e in self.store.events(episode_id)],
                 diff=diff,
                 score=score,
             )
@@ -274,15 +274,11 @@ class EpisodeService:
     def _rebuild(self, record: EpisodeRecord, task: Task, domain: Domain) -> Sandbox:
         sandbox = self.sandboxes.create(record.id, template_of(task, domain))
         tools = episode_tools(task, domain)
-        for event in self.store.events(record.id):
-            if event.kind != "tool_call" or event.payload.get("error") is not None:
-                continue
-            replayed = run_tool(sandbox, tools, event.payload["name"], event.payload["arguments"])
-            if replayed.output != event.payload.get("output"):
+        for seq, call in EpisodeLog(self.store.events(record.id)).replayable_calls():
+            replayed = run_tool(sandbox, tools, call.name, call.arguments)
+            if replayed.output != call.output:
                 sandbox.dispose()
-                raise BackendError(
-                    f"episode {record.id}: replaying tool call {event.seq} gave a different result"
-                )
+                raise BackendError(f"episode {record.id}: replaying tool call {seq} gave a different result")
         return sandbox
 
     def _drop_sandbox(self, episode_id: str, attach: bool = False) -> None:
@@ -297,9 +293,7 @@ class EpisodeService:
             sandbox.dispose()
 
     def _fail(self, episode_id: str, exc: GroundstateError) -> None:
-        self.store.append_event(
-            episode_id, "backend_error", {"error": exc.message}, backend_error=exc.message
-        )
+        self.store.append_event(episode_id, BackendErrorEvent(error=exc.message), backend_error=exc.message)
 
     def _evaluate(self, record: EpisodeRecord, task: Task, domain: Domain) -> ScoreResult:
         if record.backend_error:
@@ -308,45 +302,8 @@ class EpisodeService:
             actual = self.scorer.actual(self._sandbox(record, task, domain), domain)
         except BackendError as exc:
             return ScoreResult(status="backend_error", reward=None, error=exc.message)
-        events = self.store.events(record.id)
-        calls = [e.payload for e in events if e.kind == "tool_call"]
-        results = [
-            ToolCallResult(name=c["name"], output=c.get("output"), error=c.get("error")) for c in calls
-        ]
-        answer = submitted_answer(results, [c["arguments"] for c in calls])
-        return self.scorer.score(task, domain, actual, _chat(events), answer)
-
-
-def _transcript(events: list[EventRecord]) -> list[TranscriptMessage]:
-    return [
-        TranscriptMessage(
-            role="user" if e.kind == "user_message" else "assistant", content=e.payload["content"]
-        )
-        for e in events
-        if e.kind in ("user_message", "assistant_message")
-    ]
-
-
-def _chat(events: list[EventRecord]) -> list[dict[str, str]]:
-    return [{"role": m.role, "content": m.content} for m in _transcript(events)]
-
-
-def _writes_since_user(events: list[EventRecord], domain: Domain) -> int:
-    """Successful write calls since the user's last message (for the premature-stop guard)."""
-    count = 0
-    for e in reversed(events):
-        if e.kind == "user_message":
-            break
-        if e.kind == "tool_call" and e.payload.get("error") is None:
-            tool = domain.tools_by_name.get(e.payload["name"])
-            count += int(tool is not None and tool.kind == "write")
-    return count
-
-
-def _event(record: EventRecord) -> EpisodeEvent:
-    return EpisodeEvent(
-        seq=record.seq,
-        kind=record.kind,  # type: ignore[arg-type]  # stored values are the Literals
-        payload=record.payload,
-        created_at=record.created_at,  # type: ignore[arg-type]
-    )
+        log = EpisodeLog(self.store.events(record.id))
+        calls = log.tool_calls()
+        results = [ToolCallResult(name=c.name, output=c.output, error=c.error) for c in calls]
+        answer = submitted_answer(results, [c.arguments for c in calls])
+        return self.scorer.score(task, domain, actual, log.chat(), answer)

@@ -29,6 +29,7 @@ from sqlalchemy.exc import IntegrityError, OperationalError
 from sqlalchemy.orm import Session, sessionmaker
 
 from env_server.errors import BackendError
+from env_server.store.events import Event, LoggedEvent, parse_event
 from env_server.store.models import EpisodeRecord, EventRecord, ScoreRecord
 
 
@@ -96,7 +97,7 @@ class Store:
         """A new session (callers use it as a context manager)."""
         return self._sessions()
 
-    def create_episode(self, record: EpisodeRecord, first_event: tuple[str, dict[str, Any]]) -> None:
+    def create_episode(self, record: EpisodeRecord, first_event: Event) -> None:
         """Insert the episode and its first event in one transaction."""
         record.created_at = _now()
         with self._writing() as s:
@@ -106,8 +107,8 @@ class Store:
                 EventRecord(
                     episode_id=record.id,
                     seq=1,
-                    kind=first_event[0],
-                    payload=first_event[1],
+                    kind=first_event.kind,
+                    payload=first_event.payload(),
                     created_at=record.created_at,
                 )
             )
@@ -156,9 +157,7 @@ class Store:
         with self._sessions() as s:
             return [(row[0], row[1]) for row in s.execute(query).all()]
 
-    def append_event(
-        self, episode_id: str, kind: str, payload: dict[str, Any], **episode_updates: Any
-    ) -> int:
+    def append_event(self, episode_id: str, event: Event, **episode_updates: Any) -> int:
         """Append an event (and optionally update the episode row) atomically; returns its sequence number.
 
         One `INSERT ... SELECT max(seq) + 1 ... RETURNING seq` statement: this runs on every tool call.
@@ -166,7 +165,12 @@ class Store:
         worker may append), by this process's write lock on SQLite — and a collision with another process
         on a shared SQLite file (a taken sequence number, a stale snapshot) is retried.
         """
-        values = {"episode_id": episode_id, "kind": kind, "payload": payload, "created_at": _now()}
+        values = {
+            "episode_id": episode_id,
+            "kind": event.kind,
+            "payload": event.payload(),
+            "created_at": _now(),
+        }
         for attempt in range(20):
             try:
                 with self._writing() as s:
@@ -186,14 +190,14 @@ class Store:
                 time.sleep(0.001 * attempt)
         raise BackendError(f"could not append an event to episode {episode_id}: the store stayed busy")
 
-    def events(self, episode_id: str) -> list[EventRecord]:
+    def events(self, episode_id: str) -> list[LoggedEvent]:
         """The episode's events in order."""
+        query = select(EventRecord).where(EventRecord.episode_id == episode_id).order_by(EventRecord.seq)
         with self._sessions() as s:
-            return list(
-                s.scalars(
-                    select(EventRecord).where(EventRecord.episode_id == episode_id).order_by(EventRecord.seq)
-                )
-            )
+            return [
+                LoggedEvent(seq=r.seq, created_at=r.created_at, event=parse_event(r.kind, r.payload))
+                for r in s.scalars(query)
+            ]
 
     def update_episode(self, episode_id: str, **values: Any) -> None:
         """Set columns of the episode row."""

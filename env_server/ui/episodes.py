@@ -16,7 +16,7 @@ from fastapi import Query, Request, Response
 from env_server.api.deps import EpisodesDep, RegistryDep
 from env_server.episodes.service import EpisodeService
 from env_server.errors import BackendError, UnknownEpisodeError
-from env_server.store import EpisodeRecord, EventRecord
+from env_server.store import EpisodeRecord
 from env_server.ui.diffs import KINDS, group_diff
 from env_server.ui.pages import form_choice, page_router, render
 from shared.models import DiffEntry, EpisodeEvent, ScoreResult
@@ -60,7 +60,7 @@ class EpisodeView:
     """What an episode page shows: its record, events, diff (or why there is none) and score."""
 
     record: EpisodeRecord
-    events: Sequence[EpisodeEvent | EventRecord]
+    events: Sequence[EpisodeEvent]
     diff: list[DiffEntry] | None
     score: ScoreResult | None
     diff_problem: str | None = None
@@ -100,5 +100,5 @@ def _episode_view(service: EpisodeService, episode_id: str) -> EpisodeView:
     score = None if saved is None else ScoreResult.model_validate(saved)
     if score is None and record.disposed:
         problem = "disposed of before it was scored: its sandbox, and so its final state, is gone"
-    events = service.store.events(episode_id)  # the records carry the same fields as the API's events
+    events = [e.wire() for e in service.store.events(episode_id)]
     return EpisodeView(record, events, score.diff if score else None, score, problem)

@@ -19,7 +19,8 @@ from tests.live_server import serve
 from trainer.groups import EpisodeGroup, StepGroups
 from trainer.policies.local import LocalOptions, LocalPolicy, load_model
 from trainer.results import read_results
-from trainer.rollout import RolloutConfig, RolloutResult, run_rollout
+from trainer.rollout import run_rollout
+from trainer.rollout_models import RolloutConfig, RolloutResult
 from trainer.train_local import LOG_FILE, StepLog, trl_batch
 
 runner = CliRunner()

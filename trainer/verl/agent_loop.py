@@ -44,7 +44,8 @@ from verl.experimental.agent_loop.agent_loop import AgentLoopBase, AgentLoopMetr
 from shared.client import AsyncGroundstateClient
 from trainer.policies.base import ContextOverflowError, Message, Policy, PolicyError, Turn
 from trainer.policies.chat_format import ChatFormat, EpisodeTokens, IncrementalRenderError
-from trainer.rollout import EndReason, RolloutConfig, RolloutResult, run_rollout
+from trainer.rollout import run_rollout
+from trainer.rollout_models import EndReason, RolloutConfig, RolloutResult
 from trainer.verl.settings import SETTINGS_KEY, EpisodeSettings
 
 __all__ = [

@@ -61,13 +61,14 @@ def test_llm_user_and_judge_through_the_api(
         reply = client.post(
             f"/v1/episodes/{eid}/messages", json={"content": "Done: the balance is now 123.00."}
         )
-        assert reply.status_code == 200 and isinstance(reply.json()["done"], bool)
+        assert reply.status_code == 200, reply.text
         score = client.post(f"/v1/episodes/{eid}/score").json()
-        assert score["status"] == "scored" and score["reward"] in (0, 1)
+        assert score["status"] == "scored"
+        assert score["reward"] == int(all(c["passed"] for c in score["checks"]))  # 1 iff every check passed
         assert score["user_model"] == llm_server.model and score["user_prompt_version"] == "llm-user-v1"
         assert score["judge_model"] == llm_server.model
         rubric = [c for c in score["checks"] if c["name"].startswith("rubric:")]
-        assert len(rubric) == 1 and isinstance(rubric[0]["passed"], bool)
+        assert len(rubric) == 1
         verdicts = client.post(
             "/v1/judge",
             json={
@@ -78,7 +79,7 @@ def test_llm_user_and_judge_through_the_api(
                 "questions": ["Did the agent mention manager approval?"],
             },
         ).json()
-        assert [v["answer"] in ("yes", "no") for v in verdicts["verdicts"]] == [True]
+        assert [v["question"] for v in verdicts["verdicts"]] == ["Did the agent mention manager approval?"]
         assert verdicts["model"] == llm_server.model
 
 

@@ -8,13 +8,13 @@ which means "no judge configured" on this server.
 
 from __future__ import annotations
 
-import tempfile
 import zlib
 
 import pytest
 import schemathesis
+from fastapi import FastAPI
 from fastapi.testclient import TestClient
-from hypothesis import HealthCheck, settings
+from hypothesis import HealthCheck, given, settings
 
 from env_server.app import create_app
 from env_server.domain.registry import DomainRegistry
@@ -24,24 +24,23 @@ from tests.toy_domain import domain as toy_domain
 pytestmark = pytest.mark.slow
 
 TASK = "toybank-transfer-001"
-_app = create_app(
-    Settings(store_url=f"sqlite:///{tempfile.mkdtemp()}/store.db"), registry=DomainRegistry([toy_domain])
-)
-schema = schemathesis.openapi.from_asgi("/openapi.json", _app)
 
 
-def _live_episode() -> str:
-    with TestClient(_app) as client:
+@pytest.fixture(scope="module")
+def fuzzed_app(tmp_path_factory: pytest.TempPathFactory) -> FastAPI:
+    """The app under test, built (and its store migrated) when the test runs, not when it is collected."""
+    store = tmp_path_factory.mktemp("fuzz") / "store.db"
+    return create_app(Settings(store_url=f"sqlite:///{store}"), registry=DomainRegistry([toy_domain]))
+
+
+def _live_episode(app: FastAPI) -> str:
+    with TestClient(app) as client:
         return str(client.post("/v1/episodes", json={"task_id": TASK}).json()["episode_id"])
 
 
-@schema.parametrize()
-@settings(
-    max_examples=40, deadline=None, derandomize=True, database=None, suppress_health_check=list(HealthCheck)
-)
-def test_no_generated_request_is_a_server_error(case: schemathesis.Case) -> None:
+def _send(case: schemathesis.Case, app: FastAPI) -> None:
     if "episode_id" in (case.path_parameters or {}):
-        case.path_parameters["episode_id"] = _live_episode()
+        case.path_parameters["episode_id"] = _live_episode(app)
     if isinstance(case.body, dict) and "task_id" in case.body and zlib.crc32(repr(case.body).encode()) % 2:
         case.body["task_id"] = TASK
     response = case.call()
@@ -50,3 +49,25 @@ def test_no_generated_request_is_a_server_error(case: schemathesis.Case) -> None
         f"{case.method} {case.formatted_path} body={case.body!r:.300} -> {response.status_code} "
         f"{response.text[:300]}"
     )
+
+
+def test_no_generated_request_is_a_server_error(fuzzed_app: FastAPI, subtests: pytest.Subtests) -> None:
+    """One subtest per operation of the schema the app serves."""
+    schema = schemathesis.openapi.from_asgi("/openapi.json", fuzzed_app)
+    operations = [result.ok() for result in schema.get_all_operations()]
+    assert len(operations) >= 10
+    for operation in operations:
+
+        @given(case=operation.as_strategy())
+        @settings(
+            max_examples=40,
+            deadline=None,
+            derandomize=True,
+            database=None,
+            suppress_health_check=list(HealthCheck),
+        )
+        def fuzz(case: schemathesis.Case) -> None:
+            _send(case, fuzzed_app)
+
+        with subtests.test(operation=operation.label):
+            fuzz()

@@ -94,3 +94,16 @@ def test_a_scenario_patch_collects_rows_per_table_and_draws_from_the_context_rng
     scene.patch["accounts"].append({"id": "AC-70001"})
     assert scene.initial_patch() == {"accounts": [{"id": "AC-70001"}]}
     assert type(scene.initial_patch()) is dict
+
+
+def test_from_package_takes_every_domain_field_but_the_packaged_ones() -> None:
+    import dataclasses
+
+    from env_server.domain import Domain, DomainFields
+
+    fields = {f.name for f in dataclasses.fields(Domain)}
+    assert set(DomainFields.__annotations__) == fields - {"policy", "tasks"}
+    required = {
+        f.name for f in dataclasses.fields(Domain) if f.default is f.default_factory is dataclasses.MISSING
+    }
+    assert DomainFields.__required_keys__ == required - {"policy"}

@@ -11,6 +11,7 @@ from env_server.app import create_app
 from env_server.domain.registry import DomainRegistry
 from env_server.settings import Settings
 from env_server.store import EpisodeRecord, Store, make_store_engine
+from env_server.store.events import ToolCallEvent, UserMessageEvent
 from env_server.store.migrate import current, upgrade
 from tests.factories import call, start_episode
 
@@ -62,17 +63,21 @@ def test_concurrent_appends_take_distinct_consecutive_sequence_numbers(
     upgrade(url)
     store = Store(make_store_engine(url))
     record = EpisodeRecord(id="ep-1", task_id="t", domain="d", user_kind="scripted", status="active")
-    store.create_episode(record, ("user_message", {"content": "hi"}))
+    store.create_episode(record, UserMessageEvent(content="hi"))
 
     def append(worker: int) -> list[int]:
-        return [store.append_event("ep-1", "tool_call", {"worker": worker, "i": i}) for i in range(25)]
+        return [
+            store.append_event("ep-1", ToolCallEvent(name="t", arguments={"worker": worker, "i": i}))
+            for i in range(25)
+        ]
 
     with ThreadPoolExecutor(4) as pool:
         seqs = [seq for batch in pool.map(append, range(4)) for seq in batch]
     assert sorted(seqs) == list(range(2, 102))
     events = store.events("ep-1")
     assert [e.seq for e in events] == list(range(1, 102))
-    assert sorted((e.payload["worker"], e.payload["i"]) for e in events[1:]) == [
+    calls = [e.event for e in events[1:] if isinstance(e.event, ToolCallEvent)]
+    assert sorted((c.arguments["worker"], c.arguments["i"]) for c in calls) == [
         (w, i) for w in range(4) for i in range(25)
     ]
     store.engine.dispose()

@@ -22,7 +22,8 @@ from tests.trainer.verl.conftest import (
 )
 from trainer.policies import load_policy
 from trainer.policies.local import LocalModel
-from trainer.rollout import RolloutConfig, RolloutResult, run_rollout
+from trainer.rollout import run_rollout
+from trainer.rollout_models import RolloutConfig, RolloutResult
 from trainer.verl import agent_loop as agent_loop_module
 from trainer.verl.agent_loop import REWARD_INFO_KEYS, EpisodeFailedError, GroupDroppedError, failure_counts
 

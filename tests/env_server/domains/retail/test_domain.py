@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-import ast
 import random
 import re
-import sys
 from collections import Counter
 from collections.abc import Iterator
-from importlib import resources
 from typing import Any
 
 import pytest
@@ -179,27 +176,3 @@ def test_every_tool_argument_is_described_for_the_model() -> None:
         assert schema["description"], tool.name
         for name, prop in schema["parameters"]["properties"].items():
             assert prop.get("description"), f"{tool.name}.{name} has no description"
-
-
-def _allowed_import(module: str) -> bool:
-    if module == "__future__" or module.split(".")[0] in sys.stdlib_module_names:
-        return True
-    if module.startswith("env_server.domain."):  # the private modules behind the public API
-        return False
-    return module == "env_server.domain" or module.startswith(
-        ("env_server.domains.retail", "sqlalchemy", "pydantic", "shared.tasks")
-    )
-
-
-def test_domain_imports_only_the_public_domain_api() -> None:
-    """A plug-in depends on env_server.domain, SQLAlchemy, pydantic and the stdlib (plus the task schema)."""
-    root = resources.files("env_server.domains.retail")
-    files = [p for p in root.iterdir() if p.name.endswith(".py")]
-    files += [p for p in (root / "tools").iterdir() if p.name.endswith(".py")]
-    for path in files:
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            modules = [a.name for a in node.names] if isinstance(node, ast.Import) else []
-            if isinstance(node, ast.ImportFrom) and node.module:
-                modules = [node.module]
-            for module in modules:
-                assert _allowed_import(module), f"{path.name} imports {module}"

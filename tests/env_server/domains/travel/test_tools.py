@@ -190,9 +190,10 @@ def test_canary_is_a_verification_free_write_no_task_touches(session: Session) -
 
 def test_tools_are_typed_documented_and_marked() -> None:
     assert len(domain.tools) >= 15
+    assert {t.kind for t in domain.tools} == {"read", "write"}
     for t in domain.tools:
         schema = t.openai_schema()
-        assert schema["kind"] in ("read", "write") and schema["function"]["description"]
+        assert schema["kind"] == t.kind and schema["function"]["description"]
         for name, prop in schema["function"]["parameters"].get("properties", {}).items():
             assert prop.get("description"), (t.name, name)
 

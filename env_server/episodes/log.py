@@ -1,0 +1,63 @@
+"""An episode's event log, read the one way every consumer needs it.
+
+The simulated user and the judge read the transcript, scoring reads the tool calls, a restart replays the
+successful ones: all of it is derived here from the typed events the store returns.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from env_server.domain import Domain
+from env_server.store.events import (
+    AssistantMessageEvent,
+    LoggedEvent,
+    ToolCallEvent,
+    UserMessageEvent,
+)
+from env_server.users.base import TranscriptMessage
+
+
+@dataclass(frozen=True)
+class EpisodeLog:
+    """The events of one episode, in order."""
+
+    events: Sequence[LoggedEvent]
+
+    def transcript(self) -> list[TranscriptMessage]:
+        """The conversation as the user saw it: messages only, never tool calls."""
+        return [
+            TranscriptMessage(
+                role="user" if isinstance(e.event, UserMessageEvent) else "assistant", content=e.event.content
+            )
+            for e in self.events
+            if isinstance(e.event, UserMessageEvent | AssistantMessageEvent)
+        ]
+
+    def chat(self) -> list[dict[str, str]]:
+        """The transcript as chat messages (`role`, `content`), as scoring and the judge read it."""
+        return [{"role": m.role, "content": m.content} for m in self.transcript()]
+
+    def tool_calls(self) -> list[ToolCallEvent]:
+        """Every tool call, refused ones included."""
+        return [e.event for e in self.events if isinstance(e.event, ToolCallEvent)]
+
+    def replayable_calls(self) -> list[tuple[int, ToolCallEvent]]:
+        """The calls that changed or read the sandbox (not refused), with their sequence numbers."""
+        return [
+            (e.seq, e.event)
+            for e in self.events
+            if isinstance(e.event, ToolCallEvent) and e.event.error is None
+        ]
+
+    def writes_since_user(self, domain: Domain) -> int:
+        """Successful write calls since the user's last message (for the premature-stop guard)."""
+        count = 0
+        for e in reversed(self.events):
+            if isinstance(e.event, UserMessageEvent):
+                break
+            if isinstance(e.event, ToolCallEvent) and e.event.error is None:
+                tool = domain.tools_by_name.get(e.event.name)
+                count += int(tool is not None and tool.kind == "write")
+        return count
