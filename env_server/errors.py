@@ -93,6 +93,10 @@ class BackendError(GroundstateError, code="backend-error", status=503):
     """Infrastructure failed (sandbox, user or judge endpoint); never counted against the agent."""
 
 
+class DomainVersionError(BackendError, code="domain-version-changed"):
+    """The episode's sandbox belongs to another version of its domain (a rolling upgrade is under way)."""
+
+
 class JudgeNotConfiguredError(GroundstateError, code="judge-not-configured", status=503):
     """`POST /v1/judge` on a server started without a judge endpoint."""
 

@@ -7,6 +7,10 @@ from typing import Any
 
 from fastapi.testclient import TestClient
 
+from env_server.app import create_app
+from env_server.domain.registry import DomainRegistry
+from env_server.settings import Settings
+
 
 def start_episode(client: TestClient, task_id: str = "toybank-transfer-001", **extra: Any) -> str:
     """Start an episode and return its id (asserting the start succeeded)."""
@@ -22,6 +26,23 @@ def call(client: TestClient, episode_id: str, name: str, **arguments: Any) -> di
     )
     assert response.status_code == 200, response.text
     return dict(response.json())
+
+
+def make_client(tmp_path: Path, sandbox_url: str, registry: DomainRegistry, **settings: Any) -> TestClient:
+    """A client of an app on the store in `tmp_path`: two such clients act as two workers of one service."""
+    config = Settings(store_url=f"sqlite:///{tmp_path}/s.db", sandbox_url=sandbox_url, **settings)
+    return TestClient(create_app(config, registry=registry))
+
+
+def gold_transfer(client: TestClient, episode_id: str) -> None:
+    """The toy transfer task's gold write."""
+    call(client, episode_id, "transfer", source_id="AC-0001", target_id="AC-0002", amount_cents=5000)
+
+
+def finish(client: TestClient, episode_id: str) -> dict[str, Any]:
+    """Report to the toy user and score; the score's JSON."""
+    client.post(f"/v1/episodes/{episode_id}/messages", json={"content": "The transfer complete."})
+    return dict(client.post(f"/v1/episodes/{episode_id}/score").json())
 
 
 def register_entry_point(site: Path, name: str, target: str) -> None:

@@ -164,7 +164,8 @@ class EpisodeService:
             stored = self.store.save_score(
                 episode_id, result.status, result.reward, result.model_dump(mode="json")
             )
-            self._drop_sandbox(episode_id)
+            # attach: an episode scored without its sandbox (a backend error) still frees its slot
+            self._drop_sandbox(episode_id, attach=True)
             return ScoreResult.model_validate(stored)
 
     def info(self, episode_id: str) -> EpisodeInfo:
@@ -288,7 +289,7 @@ class EpisodeService:
             if record is not None:
                 task = self.registry.task(record.task_id)
                 template = template_of(task, self.registry.domain(task.domain))
-                sandbox = self.sandboxes.attach(episode_id, template)
+                sandbox = self.sandboxes.attach(episode_id, template, any_version=True)
         if sandbox is not None:
             sandbox.dispose()
 

@@ -123,8 +123,12 @@ class SandboxEngine(ABC):
         """A fresh copy of `template` named `sandbox_id`."""
 
     @abstractmethod
-    def attach(self, sandbox_id: str, template: Template) -> Sandbox | None:
-        """The existing sandbox `sandbox_id` if this process can reach it, else None (then replay)."""
+    def attach(self, sandbox_id: str, template: Template, any_version: bool = False) -> Sandbox | None:
+        """The existing sandbox `sandbox_id` if this process can reach it, else None (then replay).
+
+        A sandbox built for another version of the domain raises `DomainVersionError`, unless `any_version`
+        (to dispose of it).
+        """
 
     @abstractmethod
     def initial_snapshot(self, template: Template) -> Snapshot:

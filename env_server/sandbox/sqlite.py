@@ -190,8 +190,8 @@ class SQLiteSandboxEngine(SandboxEngine):
             self._live[sandbox_id] = sandbox
         return sandbox
 
-    def attach(self, sandbox_id: str, template: Template) -> SQLiteSandbox | None:
-        """See `SandboxEngine.attach`."""
+    def attach(self, sandbox_id: str, template: Template, any_version: bool = False) -> SQLiteSandbox | None:
+        """See `SandboxEngine.attach` (a process serves one version of each domain: nothing to check)."""
         with self._lock:
             return self._live.get(sandbox_id)
 

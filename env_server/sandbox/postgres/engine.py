@@ -17,9 +17,10 @@ from sqlalchemy import create_engine
 from sqlalchemy.exc import ProgrammingError
 
 from env_server.domain import Domain
+from env_server.errors import DomainVersionError
 from env_server.sandbox.base import SandboxEngine
 from env_server.sandbox.postgres import prune
-from env_server.sandbox.postgres.naming import base_schema, template_schema
+from env_server.sandbox.postgres.naming import base_schema, slot_pool, template_schema
 from env_server.sandbox.postgres.prune import PruneReport
 from env_server.sandbox.postgres.sandbox import PostgresSandbox
 from env_server.sandbox.postgres.schemas import SchemaBuilder
@@ -54,10 +55,24 @@ class PostgresSandboxEngine(SandboxEngine):
         self.schemas.forget({base_schema(template.domain), template_schema(template)})
         return self._sandbox(sandbox_id, template, self.slots.claim(sandbox_id, template))
 
-    def attach(self, sandbox_id: str, template: Template) -> PostgresSandbox | None:
-        """See `SandboxEngine.attach`: the slot the episode holds, if any."""
-        schema = self.slots.held(sandbox_id)
-        return None if schema is None else self._sandbox(sandbox_id, template, schema)
+    def attach(self, sandbox_id: str, template: Template, any_version: bool = False) -> PostgresSandbox | None:
+        """See `SandboxEngine.attach`: the slot the episode holds, if any.
+
+        During a rolling upgrade replicas of two domain versions share the database. A slot claimed by the
+        other version has that version's tables and rows: running this version's tools on it (or scoring it
+        against this version's expected state) would be silently wrong, so it is refused as a retriable
+        backend error, which a retry may send to a replica of the episode's own version.
+        """
+        held = self.slots.held(sandbox_id)
+        if held is None:
+            return None
+        if held.pool != slot_pool(template.domain) and not any_version:
+            raise DomainVersionError(
+                f"episode {sandbox_id} was started on another version of domain '{template.domain.name}' "
+                "than this server runs: a server of that version can go on with it; otherwise start a new "
+                "episode"
+            )
+        return self._sandbox(sandbox_id, template, held.schema)
 
     def initial_snapshot(self, template: Template) -> Snapshot:
         """See `SandboxEngine.initial_snapshot`: the base snapshot, the template's logged patch over it."""

@@ -12,6 +12,7 @@ import logging
 import threading
 import uuid
 from concurrent.futures import ThreadPoolExecutor
+from typing import NamedTuple
 
 from sqlalchemy import Engine, text
 
@@ -25,6 +26,13 @@ logger = logging.getLogger(__name__)
 VACUUM_EVERY = 16
 #: The slot registry is vacuumed after this many releases by one process.
 REGISTRY_VACUUM_EVERY = 128
+
+
+class HeldSlot(NamedTuple):
+    """The slot an episode holds and the pool (domain version) it was claimed from."""
+
+    schema: str
+    pool: str
 
 
 class SlotPool:
@@ -83,14 +91,14 @@ class SlotPool:
             conn.exec_driver_sql(self.schemas.fill_script(template.domain, schema, source))
         return str(schema)
 
-    def held(self, sandbox_id: str) -> str | None:
+    def held(self, sandbox_id: str) -> HeldSlot | None:
         """The slot episode `sandbox_id` holds, if any."""
         self.ensure_registry()
         with self.engine.connect() as conn:
-            schema = conn.scalar(
-                text(f"SELECT schema FROM {REGISTRY} WHERE episode_id = :e"), {"e": sandbox_id}
-            )
-        return None if schema is None else str(schema)
+            row = conn.execute(
+                text(f"SELECT schema, pool FROM {REGISTRY} WHERE episode_id = :e"), {"e": sandbox_id}
+            ).first()
+        return None if row is None else HeldSlot(str(row.schema), str(row.pool))
 
     def release(self, sandbox_id: str, template: Template, schema: str) -> None:
         """Free the episode's slot for the next episode (its rows are replaced on the next claim)."""

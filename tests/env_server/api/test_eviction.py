@@ -3,30 +3,14 @@
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
 
-from env_server.app import create_app
 from env_server.domain.registry import DomainRegistry
 from env_server.episodes.live import LiveSandboxes
 from env_server.settings import Settings
-from tests.factories import call, start_episode
-
-
-def make_client(tmp_path: Path, sandbox_url: str, registry: DomainRegistry, **limits: Any) -> TestClient:
-    settings = Settings(store_url=f"sqlite:///{tmp_path}/s.db", sandbox_url=sandbox_url, **limits)
-    return TestClient(create_app(settings, registry=registry))
-
-
-def gold_transfer(client: TestClient, eid: str) -> None:
-    call(client, eid, "transfer", source_id="AC-0001", target_id="AC-0002", amount_cents=5000)
-
-
-def finish(client: TestClient, eid: str) -> dict[str, Any]:
-    client.post(f"/v1/episodes/{eid}/messages", json={"content": "The transfer complete."})
-    return client.post(f"/v1/episodes/{eid}/score").json()
+from tests.factories import call, finish, gold_transfer, make_client, start_episode
 
 
 @pytest.fixture
