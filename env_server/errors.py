@@ -14,6 +14,8 @@
     ├── RequestTooLargeError              413 request-too-large
     ├── JudgeNotConfiguredError           503 judge-not-configured
     └── BackendError                      503 backend-error (sandbox, user or judge endpoint failure)
+        └── DomainVersionError                domain-version-changed (the episode's sandbox is another
+                                              version's: a rolling upgrade)
 
 A single exception handler renders them as `{"error": {"code", "message", "field"}}`.
 """
