@@ -119,7 +119,9 @@ class EpisodeService:
             except BackendError as exc:
                 self._fail(episode_id, exc)
                 raise
-            self.store.append_event(episode_id, ToolCallEvent.of(result, request.arguments))
+            sandbox.applied_seq = self.store.append_event(
+                episode_id, ToolCallEvent.of(result, request.arguments)
+            )
             return result
 
     def tools(self, episode_id: str) -> list[dict[str, Any]]:
@@ -256,6 +258,8 @@ class EpisodeService:
             sandbox = self.sandboxes.attach(record.id, template) or self._rebuild(record, task, domain)
             self._live.put(record.id, sandbox)
             self._evict()
+        elif not self.sandboxes.shared:
+            self._catch_up(record, task, domain, sandbox)
         return sandbox
 
     def _evict(self) -> None:
@@ -274,13 +278,26 @@ class EpisodeService:
 
     def _rebuild(self, record: EpisodeRecord, task: Task, domain: Domain) -> Sandbox:
         sandbox = self.sandboxes.create(record.id, template_of(task, domain))
+        self._catch_up(record, task, domain, sandbox)
+        return sandbox
+
+    def _catch_up(self, record: EpisodeRecord, task: Task, domain: Domain, sandbox: Sandbox) -> None:
+        """Replay onto this process's copy the calls it has not seen (all of them for a new copy).
+
+        Several workers on SQLite each hold their own copy of an episode's sandbox: a call another worker
+        served is in the store but not in this copy. A replayed call must give what it gave then.
+        """
+        events = self.store.events(record.id, after=sandbox.applied_seq)
+        if not events:
+            return
         tools = episode_tools(task, domain)
-        for seq, call in EpisodeLog(self.store.events(record.id)).replayable_calls():
+        for seq, call in EpisodeLog(events).replayable_calls():
             replayed = run_tool(sandbox, tools, call.name, call.arguments)
             if replayed.output != call.output:
                 sandbox.dispose()
+                self._live.pop(record.id)
                 raise BackendError(f"episode {record.id}: replaying tool call {seq} gave a different result")
-        return sandbox
+        sandbox.applied_seq = events[-1].seq
 
     def _drop_sandbox(self, episode_id: str, attach: bool = False) -> None:
         sandbox = self._live.pop(episode_id)

@@ -43,6 +43,9 @@ class Sandbox(ABC):
     def __init__(self, sandbox_id: str, template: Template) -> None:
         self.sandbox_id = sandbox_id
         self.template = template
+        #: The last event of the episode this copy reflects (an in-process copy falls behind when another
+        #: worker serves a request of the episode; it then catches up from the event log).
+        self.applied_seq = 0
 
     @abstractmethod
     def connection(self, *, commit: bool = True) -> AbstractContextManager[Connection]:
@@ -117,6 +120,8 @@ class SandboxEngine(ABC):
     """Creates, finds and drops sandboxes on one backend."""
 
     backend: str
+    #: Whether every process reaches the same sandbox (PostgreSQL slots); else each holds its own copy.
+    shared: bool = False
 
     @abstractmethod
     def create(self, sandbox_id: str, template: Template) -> Sandbox:

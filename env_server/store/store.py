@@ -190,9 +190,13 @@ class Store:
                 time.sleep(0.001 * attempt)
         raise BackendError(f"could not append an event to episode {episode_id}: the store stayed busy")
 
-    def events(self, episode_id: str) -> list[LoggedEvent]:
-        """The episode's events in order."""
-        query = select(EventRecord).where(EventRecord.episode_id == episode_id).order_by(EventRecord.seq)
+    def events(self, episode_id: str, after: int = 0) -> list[LoggedEvent]:
+        """The episode's events in order (those after sequence number `after`)."""
+        query = (
+            select(EventRecord)
+            .where(EventRecord.episode_id == episode_id, EventRecord.seq > after)
+            .order_by(EventRecord.seq)
+        )
         with self._sessions() as s:
             return [
                 LoggedEvent(seq=r.seq, created_at=r.created_at, event=parse_event(r.kind, r.payload))

@@ -37,6 +37,7 @@ class PostgresSandboxEngine(SandboxEngine):
     """Pooled schema sandboxes in one PostgreSQL database."""
 
     backend = "postgresql"
+    shared = True
 
     def __init__(self, url: str, pool_size: int = 8, max_snapshots: int = 256) -> None:
         self.engine = create_engine(url, pool_size=pool_size, max_overflow=pool_size * 2, pool_pre_ping=True)
@@ -55,7 +56,9 @@ class PostgresSandboxEngine(SandboxEngine):
         self.schemas.forget({base_schema(template.domain), template_schema(template)})
         return self._sandbox(sandbox_id, template, self.slots.claim(sandbox_id, template))
 
-    def attach(self, sandbox_id: str, template: Template, any_version: bool = False) -> PostgresSandbox | None:
+    def attach(
+        self, sandbox_id: str, template: Template, any_version: bool = False
+    ) -> PostgresSandbox | None:
         """See `SandboxEngine.attach`: the slot the episode holds, if any.
 
         During a rolling upgrade replicas of two domain versions share the database. A slot claimed by the
