@@ -1,0 +1,129 @@
+"""The training shape: a wave of 144 episodes at once, 20 tool calls each from gold trajectories, then score.
+
+A GRPO step starts a group of episodes together and waits for the last one, so the wave's wall time is what
+a trainer waits for. Episodes cycle over the hotel, retail, travel and insurance test tasks; each plays its
+task's gold calls, padded to 20 with the task's own read calls, then scores. Driven by our async client
+(`AsyncGroundstateClient`, one connection per episode) against `groundstate serve` on SQLite with 1, 2 and 4
+workers. Each episode's score is compared with the same calls played alone on one worker beforehand: a
+worker count that changes a score is reported, not averaged away.
+
+    python benchmarks/wave.py [--episodes 144] [--calls 20] [--workers 1,2,4] [--waves 2]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import itertools
+import os
+import statistics
+import sys
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from benchmarks._serve import start_server, stop
+from shared.client import AsyncGroundstateClient, GroundstateClient
+from shared.errors import ApiError, TransportError
+from shared.tasks import Task
+
+DOMAINS = ("hotel", "retail", "travel", "insurance")
+
+Calls = list[tuple[str, dict[str, Any]]]
+
+
+def wave_tasks(url: str, calls: int) -> dict[str, Calls]:
+    """Every test task with gold calls: its gold calls, then its read calls cycled, `calls` in all."""
+    plans: dict[str, Calls] = {}
+    with GroundstateClient(url) as client:
+        for domain in DOMAINS:
+            kinds = {t["function"]["name"]: t["kind"] for t in client.domain(domain).tools}
+            for public in client.tasks(domain=domain, split="test"):
+                task = client.task(public.id, include_gold=True)
+                assert isinstance(task, Task)
+                gold = [(a.tool, a.args) for a in task.gold_actions]
+                reads = [c for c in gold if kinds.get(c[0]) == "read"] or gold
+                if gold:
+                    plans[task.id] = (gold + list(itertools.islice(itertools.cycle(reads), calls)))[:calls]
+    return plans
+
+
+def verdict(score: Any) -> tuple[Any, ...]:
+    """What must not depend on the worker count: status, reward and the diff."""
+    return (score.status, score.reward, [d.model_dump_json() for d in score.diff])
+
+
+async def play(client: AsyncGroundstateClient, task_id: str, calls: Calls) -> tuple[Any, ...]:
+    """One episode: start, every call, score; a failure comes back as the verdict ("failed", ...)."""
+    try:
+        eid = (await client.start_episode(task_id)).episode_id
+        for name, args in calls:
+            await client.call_tool(eid, name, args)
+        return verdict(await client.score(eid))
+    except (ApiError, TransportError) as exc:
+        return ("failed", type(exc).__name__, str(exc)[:200])
+
+
+async def references(url: str, plans: dict[str, Calls]) -> dict[str, tuple[Any, ...]]:
+    """Each task's verdict with its calls played alone."""
+    async with AsyncGroundstateClient(url, max_connections=1) as client:
+        return {task_id: await play(client, task_id, calls) for task_id, calls in plans.items()}
+
+
+async def wave(
+    url: str, plans: dict[str, Calls], episodes: int
+) -> tuple[float, list[tuple[str, tuple[Any, ...]]]]:
+    """`episodes` episodes at once; returns the wall time and each episode's (task, verdict)."""
+    work = list(itertools.islice(itertools.cycle(plans), episodes))
+    async with AsyncGroundstateClient(url, max_connections=episodes) as client:
+        start = time.perf_counter()
+        verdicts = await asyncio.gather(*(play(client, t, plans[t]) for t in work))
+        elapsed = time.perf_counter() - start
+    return elapsed, list(zip(work, verdicts, strict=True))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--episodes", type=int, default=144)
+    parser.add_argument("--calls", type=int, default=20)
+    parser.add_argument("--workers", default="1,2,4")
+    parser.add_argument("--waves", type=int, default=2, help="waves per worker count (the first warms up)")
+    args = parser.parse_args()
+    work_dir = Path(".groundstate/bench-wave")
+    reference: dict[str, tuple[Any, ...]] = {}
+    plans: dict[str, Calls] = {}
+    print(
+        f"wave = {args.episodes} episodes at once, {args.calls} tool calls each, then score; SQLite sandboxes"
+    )
+    print(
+        "| workers | wave wall time s (each wave) | tool calls/s | episodes whose verdict differs | failed |"
+    )
+    print("|---|---|---|---|---|")
+    for workers in (int(w) for w in args.workers.split(",")):
+        load = os.getloadavg()[0]
+        proc, url = start_server(work_dir, store_name=f"store-{uuid.uuid4().hex[:6]}.db", workers=workers)
+        try:
+            if not plans:
+                plans = wave_tasks(url, args.calls)
+                reference = asyncio.run(references(url, plans))
+            walls, differ, failed = [], 0, 0
+            for _ in range(args.waves):
+                wall, verdicts = asyncio.run(wave(url, plans, args.episodes))
+                walls.append(wall)
+                failed += sum(v[0] == "failed" for _, v in verdicts)
+                differ += sum(v != reference[t] and v[0] != "failed" for t, v in verdicts)
+        finally:
+            stop(proc)
+        best = walls[-1] if len(walls) == 1 else statistics.median(walls[1:])
+        print(
+            f"| {workers} | {best:.2f} ({', '.join(f'{w:.2f}' for w in walls)}) "
+            f"| {args.episodes * args.calls / best:.0f} | {differ} | {failed} |  (load average {load:.2f})"
+        )
+    print(f"{len(plans)} test tasks; verdicts compared with each task's calls played alone on one worker")
+
+
+if __name__ == "__main__":
+    main()
