@@ -19,6 +19,7 @@ import itertools
 import json
 import os
 import statistics
+import subprocess
 import sys
 import time
 import uuid
@@ -131,7 +132,7 @@ def gold_episodes(url: str, per_domain: int, tool_calls: int = TOOL_CALLS) -> li
     return episodes
 
 
-def record(url: str, episodes: list[Episode], path: Path) -> None:
+def record(url: str, episodes: list[Episode], path: Path) -> dict[str, dict[str, Any]]:
     """Play each episode once on the real server and save its answers for the floor to give."""
     canned: dict[str, dict[str, Any]] = {}
     with GroundstateClient(url) as client:
@@ -145,6 +146,13 @@ def record(url: str, episodes: list[Episode], path: Path) -> None:
                 "score": score.model_dump(mode="json"),
             }
     path.write_text(json.dumps(canned))
+    return canned
+
+
+def start_floor(canned: Path, log: Path) -> tuple[subprocess.Popen[bytes], str]:
+    """Serve the floor with the answers recorded in `canned`; return the process and URL."""
+    env = {**os.environ, CANNED_ENV: str(canned.resolve())}
+    return start_process([sys.executable, str(Path(__file__).resolve())], env, log)
 
 
 @dataclass
@@ -241,10 +249,7 @@ def main() -> None:
         episodes = gold_episodes(url, args.tasks_per_domain)
         canned = work_dir / "canned.json"
         record(url, episodes, canned)
-        env = {**os.environ, CANNED_ENV: str(canned.resolve())}
-        floor, floor_url = start_process(
-            [sys.executable, str(Path(__file__).resolve())], env, work_dir / "floor.log"
-        )
+        floor, floor_url = start_floor(canned, work_dir / "floor.log")
         timings = {"server": Timings(), "floor": Timings()}
         targets = {"server": url, "floor": floor_url}
         for n in range(args.rounds):

@@ -4,8 +4,9 @@ A GRPO step starts a group of episodes together and waits for the last one, so t
 a trainer waits for. Episodes cycle over the hotel, retail, travel and insurance test tasks; each plays its
 task's gold calls, padded to 20 with the task's own read calls, then scores. Driven by our async client
 (`AsyncGroundstateClient`, one connection per episode) against `groundstate serve` on SQLite with 1, 2 and 4
-workers. Each episode's score is compared with the same calls played alone on one worker beforehand: a
-worker count that changes a score is reported, not averaged away.
+workers, and against the no-op floor of `benchmarks/floor.py` (the same routes and models answering the
+bodies recorded from the server) in the same run. Each episode's score is compared with the same calls played
+alone beforehand: a worker count that changes a score is reported, not averaged away.
 
     python benchmarks/wave.py [--episodes 144] [--calls 20] [--workers 1,2,4] [--waves 2]
 """
@@ -26,8 +27,10 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks._serve import start_server, stop
+from benchmarks.floor import Episode, record, start_floor
 from shared.client import AsyncGroundstateClient, GroundstateClient
 from shared.errors import ApiError, TransportError
+from shared.models import ScoreResult
 from shared.tasks import Task
 
 DOMAINS = ("hotel", "retail", "travel", "insurance")
@@ -51,7 +54,7 @@ def wave_tasks(url: str, calls: int) -> dict[str, Calls]:
     return plans
 
 
-def verdict(score: Any) -> tuple[Any, ...]:
+def verdict(score: ScoreResult) -> tuple[Any, ...]:
     """What must not depend on the worker count: status, reward and the diff."""
     return (score.status, score.reward, [d.model_dump_json() for d in score.diff])
 
@@ -67,12 +70,6 @@ async def play(client: AsyncGroundstateClient, task_id: str, calls: Calls) -> tu
         return ("failed", type(exc).__name__, str(exc)[:200])
 
 
-async def references(url: str, plans: dict[str, Calls]) -> dict[str, tuple[Any, ...]]:
-    """Each task's verdict with its calls played alone."""
-    async with AsyncGroundstateClient(url, max_connections=1) as client:
-        return {task_id: await play(client, task_id, calls) for task_id, calls in plans.items()}
-
-
 async def wave(
     url: str, plans: dict[str, Calls], episodes: int
 ) -> tuple[float, list[tuple[str, tuple[Any, ...]]]]:
@@ -85,43 +82,63 @@ async def wave(
     return elapsed, list(zip(work, verdicts, strict=True))
 
 
+def run_waves(url: str, plans: dict[str, Calls], episodes: int, waves: int) -> tuple[list[float], list[Any]]:
+    """`waves` waves one after the other; returns each wall time and every episode's (task, verdict)."""
+    walls, verdicts = [], []
+    for _ in range(waves):
+        wall, played = asyncio.run(wave(url, plans, episodes))
+        walls.append(wall)
+        verdicts += played
+    return walls, verdicts
+
+
+def row(label: str, walls: list[float], episodes: int, calls: int, floor_wall: float | None) -> str:
+    """One table row: the wave's wall time (the first wave warms up), its throughput and its ratio."""
+    best = walls[-1] if len(walls) == 1 else statistics.median(walls[1:])
+    ratio = f"{best / floor_wall:.1f}×" if floor_wall else "1×"
+    each = ", ".join(f"{w:.2f}" for w in walls)
+    return f"| {label} | {best:.2f} ({each}) | {ratio} | {episodes * (calls + 2) / best:.0f} |"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--episodes", type=int, default=144)
     parser.add_argument("--calls", type=int, default=20)
     parser.add_argument("--workers", default="1,2,4")
-    parser.add_argument("--waves", type=int, default=2, help="waves per worker count (the first warms up)")
+    parser.add_argument("--waves", type=int, default=2, help="waves per server (the first warms up)")
     args = parser.parse_args()
     work_dir = Path(".groundstate/bench-wave")
-    reference: dict[str, tuple[Any, ...]] = {}
     plans: dict[str, Calls] = {}
+    reference: dict[str, tuple[Any, ...]] = {}
+    floor_wall: float | None = None
     print(
         f"wave = {args.episodes} episodes at once, {args.calls} tool calls each, then score; SQLite sandboxes"
     )
-    print(
-        "| workers | wave wall time s (each wave) | tool calls/s | episodes whose verdict differs | failed |"
-    )
-    print("|---|---|---|---|---|")
+    print("| server | wave wall time s (each wave) | × floor | requests/s | verdicts differing | failed |")
+    print("|---|---|---|---|---|---|")
     for workers in (int(w) for w in args.workers.split(",")):
         load = os.getloadavg()[0]
         proc, url = start_server(work_dir, store_name=f"store-{uuid.uuid4().hex[:6]}.db", workers=workers)
         try:
-            if not plans:
+            if not plans:  # first: record each task's calls played alone, and measure the floor with them
                 plans = wave_tasks(url, args.calls)
-                reference = asyncio.run(references(url, plans))
-            walls, differ, failed = [], 0, 0
-            for _ in range(args.waves):
-                wall, verdicts = asyncio.run(wave(url, plans, args.episodes))
-                walls.append(wall)
-                failed += sum(v[0] == "failed" for _, v in verdicts)
-                differ += sum(v != reference[t] and v[0] != "failed" for t, v in verdicts)
+                canned = record(url, [Episode(t, c) for t, c in plans.items()], work_dir / "canned.json")
+                reference = {t: verdict(ScoreResult.model_validate(c["score"])) for t, c in canned.items()}
+                floor, floor_url = start_floor(work_dir / "canned.json", work_dir / "floor.log")
+                try:
+                    walls, _ = run_waves(floor_url, plans, args.episodes, args.waves)
+                finally:
+                    stop(floor)
+                print(row("no-op floor", walls, args.episodes, args.calls, None) + "  |  |")
+                floor_wall = walls[-1] if len(walls) == 1 else statistics.median(walls[1:])
+            walls, verdicts = run_waves(url, plans, args.episodes, args.waves)
         finally:
             stop(proc)
-        best = walls[-1] if len(walls) == 1 else statistics.median(walls[1:])
-        print(
-            f"| {workers} | {best:.2f} ({', '.join(f'{w:.2f}' for w in walls)}) "
-            f"| {args.episodes * args.calls / best:.0f} | {differ} | {failed} |  (load average {load:.2f})"
-        )
+        failed = sum(v[0] == "failed" for _, v in verdicts)
+        differ = sum(v != reference[t] and v[0] != "failed" for t, v in verdicts)
+        label = f"groundstate, {workers} worker{'s' * (workers > 1)}"
+        print(row(label, walls, args.episodes, args.calls, floor_wall) + f" {differ} | {failed} |", end="")
+        print(f"  (load average {load:.2f} at its start)")
     print(f"{len(plans)} test tasks; verdicts compared with each task's calls played alone on one worker")
 
 
