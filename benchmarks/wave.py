@@ -5,7 +5,8 @@ a trainer waits for. Episodes cycle over the hotel, retail, travel and insurance
 task's gold calls, padded to 20 with the task's own read calls, then scores. Driven by our async client
 (`AsyncGroundstateClient`, one connection per episode) against `groundstate serve` on SQLite with 1, 2 and 4
 workers, and against the no-op floor of `benchmarks/floor.py` (the same routes and models answering the
-bodies recorded from the server) in the same run. Each episode's score is compared with the same calls played
+bodies recorded from the server) in the same run; the floor is driven with aiohttp as well when it is
+installed, which shows how much of the wave is the client's. Each episode's score is compared with the same calls played
 alone beforehand: a worker count that changes a score is reported, not averaged away.
 
     python benchmarks/wave.py [--episodes 144] [--calls 20] [--workers 1,2,4] [--waves 2]
@@ -15,14 +16,16 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import importlib.util
 import itertools
 import os
 import statistics
 import sys
 import time
 import uuid
+from contextlib import AsyncExitStack
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -30,10 +33,15 @@ from benchmarks._serve import start_server, stop
 from benchmarks.floor import Episode, record, start_floor
 from shared.client import AsyncGroundstateClient, GroundstateClient
 from shared.errors import ApiError, TransportError
-from shared.models import ScoreResult
+from shared.models import EpisodeStarted, ScoreResult, ToolCallResult
 from shared.tasks import Task
 
+if TYPE_CHECKING:
+    import aiohttp
+
 DOMAINS = ("hotel", "retail", "travel", "insurance")
+#: aiohttp is not a dependency; when installed, the floor is also driven with it (what the client costs).
+AIOHTTP = importlib.util.find_spec("aiohttp") is not None
 
 Calls = list[tuple[str, dict[str, Any]]]
 
@@ -59,7 +67,48 @@ def verdict(score: ScoreResult) -> tuple[Any, ...]:
     return (score.status, score.reward, [d.model_dump_json() for d in score.diff])
 
 
-async def play(client: AsyncGroundstateClient, task_id: str, calls: Calls) -> tuple[Any, ...]:
+class EpisodeClient(Protocol):
+    """The three calls a wave makes; `AsyncGroundstateClient` has them, and so has `AiohttpEpisodes`."""
+
+    async def start_episode(self, task_id: str) -> EpisodeStarted: ...
+
+    async def call_tool(self, episode_id: str, name: str, arguments: dict[str, Any]) -> ToolCallResult: ...
+
+    async def score(self, episode_id: str) -> ScoreResult: ...
+
+
+class AiohttpEpisodes:
+    """The same three calls on aiohttp, parsed into the same models: measures what the client costs."""
+
+    def __init__(self, session: aiohttp.ClientSession) -> None:
+        self._http = session
+
+    async def _post(self, path: str, body: dict[str, Any] | None = None) -> Any:
+        import aiohttp
+
+        try:
+            async with self._http.post(path, json=body) as response:
+                if response.status >= 400:
+                    raise ApiError(response.status, "http-error", (await response.text())[:500])
+                return await response.json()
+        except aiohttp.ClientError as exc:
+            raise TransportError(f"POST {path}: {exc!r}") from exc
+
+    async def start_episode(self, task_id: str) -> EpisodeStarted:
+        """Start an episode."""
+        return EpisodeStarted.model_validate(await self._post("/v1/episodes", {"task_id": task_id}))
+
+    async def call_tool(self, episode_id: str, name: str, arguments: dict[str, Any]) -> ToolCallResult:
+        """Run a tool."""
+        body = {"name": name, "arguments": arguments}
+        return ToolCallResult.model_validate(await self._post(f"/v1/episodes/{episode_id}/tool_calls", body))
+
+    async def score(self, episode_id: str) -> ScoreResult:
+        """Score the episode."""
+        return ScoreResult.model_validate(await self._post(f"/v1/episodes/{episode_id}/score"))
+
+
+async def play(client: EpisodeClient, task_id: str, calls: Calls) -> tuple[Any, ...]:
     """One episode: start, every call, score; a failure comes back as the verdict ("failed", ...)."""
     try:
         eid = (await client.start_episode(task_id)).episode_id
@@ -71,22 +120,34 @@ async def play(client: AsyncGroundstateClient, task_id: str, calls: Calls) -> tu
 
 
 async def wave(
-    url: str, plans: dict[str, Calls], episodes: int
+    url: str, plans: dict[str, Calls], episodes: int, client: str = "httpx"
 ) -> tuple[float, list[tuple[str, tuple[Any, ...]]]]:
     """`episodes` episodes at once; returns the wall time and each episode's (task, verdict)."""
     work = list(itertools.islice(itertools.cycle(plans), episodes))
-    async with AsyncGroundstateClient(url, max_connections=episodes) as client:
+    async with AsyncExitStack() as stack:
+        if client == "httpx":
+            episode_client: EpisodeClient = await stack.enter_async_context(
+                AsyncGroundstateClient(url, max_connections=episodes)
+            )
+        else:
+            import aiohttp  # not a dependency of groundstate: only for this comparison, when installed
+
+            connector = aiohttp.TCPConnector(limit=episodes)
+            session = aiohttp.ClientSession(url, connector=connector)
+            episode_client = AiohttpEpisodes(await stack.enter_async_context(session))
         start = time.perf_counter()
-        verdicts = await asyncio.gather(*(play(client, t, plans[t]) for t in work))
+        verdicts = await asyncio.gather(*(play(episode_client, t, plans[t]) for t in work))
         elapsed = time.perf_counter() - start
     return elapsed, list(zip(work, verdicts, strict=True))
 
 
-def run_waves(url: str, plans: dict[str, Calls], episodes: int, waves: int) -> tuple[list[float], list[Any]]:
+def run_waves(
+    url: str, plans: dict[str, Calls], episodes: int, waves: int, client: str = "httpx"
+) -> tuple[list[float], list[Any]]:
     """`waves` waves one after the other; returns each wall time and every episode's (task, verdict)."""
     walls, verdicts = [], []
     for _ in range(waves):
-        wall, played = asyncio.run(wave(url, plans, episodes))
+        wall, played = asyncio.run(wave(url, plans, episodes, client))
         walls.append(wall)
         verdicts += played
     return walls, verdicts
@@ -127,10 +188,18 @@ def main() -> None:
                 floor, floor_url = start_floor(work_dir / "canned.json", work_dir / "floor.log")
                 try:
                     walls, _ = run_waves(floor_url, plans, args.episodes, args.waves)
+                    bare = (
+                        run_waves(floor_url, plans, args.episodes, args.waves, "aiohttp")[0]
+                        if AIOHTTP
+                        else []
+                    )
                 finally:
                     stop(floor)
                 print(row("no-op floor", walls, args.episodes, args.calls, None) + "  |  |")
                 floor_wall = walls[-1] if len(walls) == 1 else statistics.median(walls[1:])
+                print(
+                    row("no-op floor, aiohttp client", bare, args.episodes, args.calls, floor_wall) + "  |  |"
+                )
             walls, verdicts = run_waves(url, plans, args.episodes, args.waves)
         finally:
             stop(proc)
