@@ -5,9 +5,10 @@ a trainer waits for. Episodes cycle over the hotel, retail, travel and insurance
 task's gold calls, padded to 20 with the task's own read calls, then scores. Driven by our async client
 (`AsyncGroundstateClient`, one connection per episode) against `groundstate serve` on SQLite with 1, 2 and 4
 workers, and against the no-op floor of `benchmarks/floor.py` (the same routes and models answering the
-bodies recorded from the server) in the same run; the floor is driven with aiohttp as well when it is
-installed, which shows how much of the wave is the client's. Each episode's score is compared with the same calls played
-alone beforehand: a worker count that changes a score is reported, not averaged away.
+bodies recorded from the server) in the same run. When aiohttp is installed (it is not a dependency), the
+floor and the first server are driven with it as well, which shows how much of the wave is the client's.
+Each episode's score is compared with the same calls played alone beforehand: a worker count that changes a
+score is reported, not averaged away.
 
     python benchmarks/wave.py [--episodes 144] [--calls 20] [--workers 1,2,4] [--waves 2]
 """
@@ -177,9 +178,10 @@ def main() -> None:
     )
     print("| server | wave wall time s (each wave) | × floor | requests/s | verdicts differing | failed |")
     print("|---|---|---|---|---|---|")
-    for workers in (int(w) for w in args.workers.split(",")):
+    for n, workers in enumerate(int(w) for w in args.workers.split(",")):
         load = os.getloadavg()[0]
         proc, url = start_server(work_dir, store_name=f"store-{uuid.uuid4().hex[:6]}.db", workers=workers)
+        rows = []
         try:
             if not plans:  # first: record each task's calls played alone, and measure the floor with them
                 plans = wave_tasks(url, args.calls)
@@ -188,26 +190,31 @@ def main() -> None:
                 floor, floor_url = start_floor(work_dir / "canned.json", work_dir / "floor.log")
                 try:
                     walls, _ = run_waves(floor_url, plans, args.episodes, args.waves)
-                    bare = (
-                        run_waves(floor_url, plans, args.episodes, args.waves, "aiohttp")[0]
-                        if AIOHTTP
-                        else []
-                    )
+                    floor_wall = walls[-1] if len(walls) == 1 else statistics.median(walls[1:])
+                    print(row("no-op floor", walls, args.episodes, args.calls, None) + "  |  |")
+                    if AIOHTTP:
+                        bare, _ = run_waves(floor_url, plans, args.episodes, args.waves, "aiohttp")
+                        print(
+                            row("no-op floor, aiohttp", bare, args.episodes, args.calls, floor_wall)
+                            + "  |  |"
+                        )
                 finally:
                     stop(floor)
-                print(row("no-op floor", walls, args.episodes, args.calls, None) + "  |  |")
-                floor_wall = walls[-1] if len(walls) == 1 else statistics.median(walls[1:])
-                print(
-                    row("no-op floor, aiohttp client", bare, args.episodes, args.calls, floor_wall) + "  |  |"
-                )
-            walls, verdicts = run_waves(url, plans, args.episodes, args.waves)
+            for client in ("httpx", "aiohttp") if AIOHTTP and n == 0 else ("httpx",):
+                walls, verdicts = run_waves(url, plans, args.episodes, args.waves, client)
+                rows.append((client, walls, verdicts))
         finally:
             stop(proc)
-        failed = sum(v[0] == "failed" for _, v in verdicts)
-        differ = sum(v != reference[t] and v[0] != "failed" for t, v in verdicts)
-        label = f"groundstate, {workers} worker{'s' * (workers > 1)}"
-        print(row(label, walls, args.episodes, args.calls, floor_wall) + f" {differ} | {failed} |", end="")
-        print(f"  (load average {load:.2f} at its start)")
+        for client, walls, verdicts in rows:
+            failed = sum(v[0] == "failed" for _, v in verdicts)
+            differ = sum(v != reference[t] and v[0] != "failed" for t, v in verdicts)
+            label = f"groundstate, {workers} worker{'s' * (workers > 1)}" + (
+                ", aiohttp" if client != "httpx" else ""
+            )
+            print(
+                row(label, walls, args.episodes, args.calls, floor_wall) + f" {differ} | {failed} |", end=""
+            )
+            print(f"  (load average {load:.2f} at its start)")
     print(f"{len(plans)} test tasks; verdicts compared with each task's calls played alone on one worker")
 
 
