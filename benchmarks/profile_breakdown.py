@@ -1,8 +1,8 @@
 """Where the server's CPU time goes under load: py-spy on `groundstate serve`, samples sorted into parts.
 
-Starts `groundstate serve` (SQLite sandboxes, one worker), warms it up, attaches `py-spy record --gil` (only
-the thread holding the GIL is sampled: Python CPU time, not waiting), drives it with the gold-replay episodes
-of `benchmarks/floor.py`, 16 at once, and sorts every sample into the part of a request it belongs to (the
+Runs `groundstate serve` (SQLite sandboxes, one worker) under `py-spy record --gil` (only the thread holding
+the GIL is sampled: Python CPU time, not waiting), drives it with the gold-replay episodes of
+`benchmarks/floor.py`, 16 at once, and sorts every sample into the part of a request it belongs to (the
 first rule whose frame is on the sample's stack). py-spy is not a dependency: `pip install --target DIR
 py-spy` and pass `--py-spy DIR/bin/py-spy`. `--stacks FILE` only sorts an earlier recording.
 
@@ -17,15 +17,13 @@ import collections
 import os
 import shutil
 import signal
-import subprocess
 import sys
-import time
 import uuid
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks._serve import start_server, stop
+from benchmarks._serve import start_process
 from benchmarks.floor import concurrent, gold_episodes
 
 #: Not requests' work: left out of the shares.
@@ -77,28 +75,28 @@ def shares(stacks: Path) -> list[tuple[str, float]]:
 
 
 def record(py_spy: str, stacks: Path, episodes: int) -> None:
-    """Profile a warmed-up server while `episodes` gold-replay episodes run, 16 at once.
+    """Profile a server from its start while `episodes` gold-replay episodes run, 16 at once.
 
-    py-spy attaches only after the warm-up, so start-up, the task catalogue reads and template builds are
-    not in the recording.
+    py-spy starts the server (attaching to a running one with `--pid` gave implausible samples here: an
+    empty `ExitStack.__init__` as the hottest line); start-up and seed builds are sorted out by `RULES`.
     """
     work_dir = Path(".groundstate/bench-profile")
-    proc, url = start_server(work_dir, store_name=f"store-{uuid.uuid4().hex[:6]}.db")
+    work_dir.mkdir(parents=True, exist_ok=True)
+    env = {
+        **os.environ,
+        "GROUNDSTATE_SANDBOX_URL": "sqlite://",
+        "GROUNDSTATE_STORE_URL": f"sqlite:///{work_dir.resolve()}/store-{uuid.uuid4().hex[:6]}.db",
+    }
+    spy = [py_spy, "record", "--gil", "-f", "raw", "-r", "500", "-o", str(stacks), "--"]
+    proc, url = start_process([*spy, sys.executable, "-m", "groundstate", "serve"], env, work_dir / "spy.log")
     try:
         plays = gold_episodes(url, 6)
         asyncio.run(concurrent(url, plays, 48, 16))  # warm-up: templates and caches
-        spy = subprocess.Popen(
-            [py_spy, "record", "--gil", "-f", "raw", "-r", "500", "-o", str(stacks), "--pid", str(proc.pid)],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-        time.sleep(1)  # attached
         eps = asyncio.run(concurrent(url, plays, episodes, 16))
         print(f"{eps:.1f} episodes/s under the profiler; load average {os.getloadavg()[0]:.2f}")
-        spy.send_signal(signal.SIGINT)  # py-spy writes its file
-        spy.wait(timeout=120)
     finally:
-        stop(proc)
+        proc.send_signal(signal.SIGINT)  # py-spy writes its file and stops the server
+        proc.wait(timeout=120)
 
 
 def main() -> None:
