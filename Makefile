@@ -68,7 +68,7 @@ bench: install
 bench-floor: install
 	$(PY) benchmarks/floor.py
 
-# 144 episodes at once, 20 gold calls each, then score; 1, 2 and 4 workers (about 7 minutes)
+# 144 episodes at once, 20 gold calls each, then score; 1, 2 and 4 workers (about 10 minutes today)
 bench-wave: install
 	$(PY) benchmarks/wave.py
 
