@@ -13,7 +13,7 @@ export CMAKE_ARGS ?= -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=O
 OPENENV_VENV  ?= .venv-openenv
 OPENENV_STAMP := $(OPENENV_VENV)/.installed
 
-.PHONY: install openenv-client run test test-fast lint validate validate-pg bench soak clean
+.PHONY: install openenv-client run test test-fast lint validate validate-pg bench bench-floor bench-wave soak clean
 
 $(PY):
 	python3 -m venv $(VENV)
@@ -63,6 +63,14 @@ test: install lint openenv-client
 
 bench: install
 	$(PY) benchmarks/episode_overhead.py
+
+# the server against a no-op app with its routes, in the same run: every figure as a ratio (about 2 minutes)
+bench-floor: install
+	$(PY) benchmarks/floor.py
+
+# 144 episodes at once, 20 gold calls each, then score; 1, 2 and 4 workers (about 10 minutes today)
+bench-wave: install
+	$(PY) benchmarks/wave.py
 
 # 10 minutes, 144 concurrent episodes through deploy/run-local.sh (HAProxy + 3 replicas; needs haproxy, curl)
 soak: install

@@ -1,4 +1,4 @@
-"""A real `groundstate serve` in a subprocess, for the benchmarks (one server per benchmark run)."""
+"""Real servers in subprocesses for the benchmarks: `groundstate serve`, or any command serving HTTP."""
 
 from __future__ import annotations
 
@@ -20,10 +20,10 @@ def start_server(
     *,
     sandbox_url: str = "sqlite://",
     store_name: str = "store.db",
+    workers: int = 1,
 ) -> tuple[subprocess.Popen[bytes], str]:
     """Start a server (all domains, or only `domains`), wait for `/healthz`; return the process and URL."""
     store_dir.mkdir(parents=True, exist_ok=True)
-    port = free_port()
     env = {
         **os.environ,
         "GROUNDSTATE_SANDBOX_URL": sandbox_url,
@@ -31,10 +31,17 @@ def start_server(
     }
     if domains is not None:
         env["GROUNDSTATE_DOMAINS"] = json.dumps(domains)
-    log = (store_dir / "server.log").open("ab")
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "groundstate", "serve", "--port", str(port)], env=env, stdout=log, stderr=log
-    )
+    command = [sys.executable, "-m", "groundstate", "serve", "--workers", str(workers)]
+    return start_process(command, env, store_dir / "server.log")
+
+
+def start_process(
+    command: list[str], env: dict[str, str], log_path: Path
+) -> tuple[subprocess.Popen[bytes], str]:
+    """Run `command --port P` (P a free port), wait until `/healthz` answers; return the process and URL."""
+    port = free_port()
+    log = log_path.open("ab")
+    proc = subprocess.Popen([*command, "--port", str(port)], env=env, stdout=log, stderr=log)
     url = f"http://127.0.0.1:{port}"
     for _ in range(1200):
         try:
@@ -43,4 +50,14 @@ def start_server(
         except httpx.TransportError:
             time.sleep(0.1)
     proc.kill()
-    raise RuntimeError("server did not start in 120 s")
+    raise RuntimeError(f"{' '.join(command)} did not start in 120 s (log: {log_path})")
+
+
+def stop(proc: subprocess.Popen[bytes]) -> None:
+    """Terminate a server started here and wait for it."""
+    proc.terminate()
+    try:
+        proc.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
