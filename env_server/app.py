@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
+import anyio.to_thread
 from fastapi import FastAPI
 from starlette.routing import Route
 
@@ -87,6 +88,8 @@ def create_app(settings: Settings | None = None, registry: DomainRegistry | None
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        # every route's blocking work runs on anyio's default thread pool: size it here
+        anyio.to_thread.current_default_thread_limiter().total_tokens = settings.worker_threads
         async with mcp.lifespan():
             yield
         for user in service.users.values():

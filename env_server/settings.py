@@ -87,6 +87,12 @@ class Settings(BaseSettings):
         description="Sandboxes a worker holds at most; the least recently used beyond it are evicted "
         "(SQLite ones are rebuilt by replay on next use; PostgreSQL ones stay in their slot).",
     )
+    worker_threads: int = Field(
+        default=40,
+        ge=1,
+        description="Threads each worker runs requests' blocking work on (tool calls, store writes); "
+        "anyio's default is 40.",
+    )
     sandbox_idle_s: float = Field(
         default=1800.0, gt=0, description="Sandboxes unused this long are evicted (see max_live_sandboxes)."
     )

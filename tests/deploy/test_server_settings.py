@@ -158,3 +158,19 @@ def test_a_database_that_refuses_connections_is_a_503_backend_error(
             assert response.status_code == 503, response.text
             error = response.json()["error"]
             assert error["code"] == "backend-error" and "the database is unavailable" in error["message"]
+
+
+def test_the_worker_thread_pool_is_sized_by_the_settings(
+    tmp_path: Path, toy_registry: DomainRegistry
+) -> None:
+    import anyio.to_thread
+
+    def pool_size() -> int:
+        return int(anyio.to_thread.current_default_thread_limiter().total_tokens)
+
+    for threads in (3, 40):
+        settings = Settings(store_url=f"sqlite:///{tmp_path}/s{threads}.db", worker_threads=threads)
+        with TestClient(create_app(settings, registry=toy_registry)) as client:
+            assert client.portal is not None
+            assert client.portal.call(pool_size) == threads
+            assert client.post("/v1/episodes", json={"task_id": "toybank-transfer-001"}).status_code == 201
