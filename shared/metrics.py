@@ -23,9 +23,8 @@ from collections import defaultdict
 from collections.abc import Iterable
 from typing import NamedTuple
 
-from pydantic import BaseModel, ConfigDict
-
 from shared.results import TrialResult, latest_per_key
+from shared.strict_model import StrictModel
 from shared.tasks import Split
 
 __all__ = [
@@ -39,11 +38,7 @@ __all__ = [
 ]
 
 
-class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
-
-
-class TaskTally(_Model):
+class TaskTally(StrictModel):
     """The trials of one task, counted."""
 
     task_id: str

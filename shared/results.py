@@ -31,8 +31,9 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import Field, ValidationError, model_validator
 
+from shared.strict_model import StrictModel
 from shared.tasks import Split
 
 __all__ = [
@@ -56,11 +57,7 @@ TrialStatus = Literal["scored", "backend_error"]
 DiffKind = Literal["missing", "wrong", "extra"]
 
 
-class _Record(BaseModel):
-    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
-
-
-class DiffEntry(_Record):
+class DiffEntry(StrictModel):
     """One difference between the agent's final state and the expected one."""
 
     kind: DiffKind
@@ -74,7 +71,7 @@ class DiffEntry(_Record):
     """For `wrong`, the column holding the wrong value; null when the whole row is missing or extra."""
 
 
-class CheckOutcome(_Record):
+class CheckOutcome(StrictModel):
     """The outcome of one scoring check (the state comparison, a `communicate` item, a rubric question…)."""
 
     name: str
@@ -86,7 +83,7 @@ class CheckOutcome(_Record):
     """Why it failed (or passed), in words, e.g. the judge's reason."""
 
 
-class TrialResult(_Record):
+class TrialResult(StrictModel):
     """One finished episode (one trial of one task), as one line of `results.jsonl`."""
 
     task_id: str = Field(min_length=1)

@@ -22,8 +22,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import ValidationError
 
+from shared.strict_model import StrictModel
 from trainer.results import TrialResult
 from trainer.rollout_models import RolloutResult
 
@@ -35,10 +36,8 @@ SAMPLES_FILE = "samples.jsonl"
 Selection = Literal["majority", "first-success-verified"]
 
 
-class Candidate(BaseModel):
+class Candidate(StrictModel):
     """One candidate of a majority-vote trial, as a line of `samples.jsonl`."""
-
-    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
 
     signature: str | None
     """The candidate's outcome signature (`state_signature`); null for a backend error."""

@@ -22,12 +22,13 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import Field, model_validator
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
 from shared.client import AsyncGroundstateClient
 from shared.models import UserKind
+from shared.strict_model import StrictModel
 from shared.tasks import Split, TaskPublic
 from trainer.best_of import (
     SAMPLES_FILE,
@@ -64,11 +65,7 @@ class CampaignError(RuntimeError):
     """A campaign that cannot run as asked (unknown domain or task, a run directory of another campaign)."""
 
 
-class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
-
-
-class CampaignConfig(_Model):
+class CampaignConfig(StrictModel):
     """What to run: policy, server, task selection, trials and limits."""
 
     policy: str
@@ -115,7 +112,7 @@ class CampaignConfig(_Model):
         return self.model_dump(include={"policy", "split", "user", "max_turns", "samples", "select"})
 
 
-class CampaignSummary(_Model):
+class CampaignSummary(StrictModel):
     """What one invocation of a campaign did."""
 
     tasks: int = 0
@@ -140,14 +137,14 @@ class CampaignSummary(_Model):
     """Wall-clock seconds of the invocation."""
 
 
-class _Invocation(_Model):
+class _Invocation(StrictModel):
     config: CampaignConfig
     started_at: datetime
     finished_at: datetime | None = None
     summary: CampaignSummary | None = None
 
 
-class _RunRecord(_Model):
+class _RunRecord(StrictModel):
     config: CampaignConfig
     created_at: datetime
     invocations: list[_Invocation] = Field(default_factory=list)

@@ -22,10 +22,11 @@ import random
 import time
 from collections.abc import Sequence
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
 from shared.client import AsyncGroundstateClient
 from shared.models import UserKind
+from shared.strict_model import StrictModel
 from trainer.policies import Policy
 from trainer.rollout import run_rollout
 from trainer.rollout_models import RolloutConfig, RolloutResult
@@ -33,11 +34,7 @@ from trainer.rollout_models import RolloutConfig, RolloutResult
 __all__ = ["EpisodeGroup", "GroupSettings", "StepGroups", "StepTiming", "collect_groups", "episode_timing"]
 
 
-class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
-
-
-class GroupSettings(_Model):
+class GroupSettings(StrictModel):
     """How the groups of one training step are collected."""
 
     episodes: int = Field(default=8, ge=2)
@@ -56,7 +53,7 @@ class GroupSettings(_Model):
     """Episodes running at once (a local model generates for one at a time; more overlaps server calls)."""
 
 
-class StepTiming(_Model):
+class StepTiming(StrictModel):
     """Seconds of episode time by part, summed over the step's episodes (retries and replacements included).
 
     With `concurrency` 1 the parts add up to the rollout phase's wall time; above 1 they overlap.
@@ -103,7 +100,7 @@ def episode_timing(result: RolloutResult) -> StepTiming:
     return timing
 
 
-class EpisodeGroup(_Model):
+class EpisodeGroup(StrictModel):
     """G episodes of one task."""
 
     task_id: str
@@ -126,7 +123,7 @@ class EpisodeGroup(_Model):
         return self.complete and len(set(self.rewards)) > 1
 
 
-class StepGroups(_Model):
+class StepGroups(StrictModel):
     """The groups of one step, one per slot, and what it took to get them."""
 
     groups: list[EpisodeGroup]

@@ -37,7 +37,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
 from shared.metrics import (
     TaskTally,
@@ -48,6 +48,7 @@ from shared.metrics import (
     pass_hat_k,
     tally_tasks,
 )
+from shared.strict_model import StrictModel
 from trainer.results import TrialResult
 
 __all__ = [
@@ -69,11 +70,7 @@ __all__ = [
 ]
 
 
-class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
-
-
-class Pricing(_Model):
+class Pricing(StrictModel):
     """Token prices of the policy, in currency units per one million tokens."""
 
     price_in_per_1m: float = Field(ge=0)
@@ -86,7 +83,7 @@ class Pricing(_Model):
         return (tokens_in * self.price_in_per_1m + tokens_out * self.price_out_per_1m) / 1_000_000
 
 
-class Interval(_Model):
+class Interval(StrictModel):
     """A confidence interval."""
 
     low: float
@@ -95,7 +92,7 @@ class Interval(_Model):
     """Upper bound."""
 
 
-class Cost(_Model):
+class Cost(StrictModel):
     """What the clean trials of a group cost at the given prices."""
 
     total: float
@@ -108,7 +105,7 @@ class Cost(_Model):
     """Total cost divided by the observed k/k tasks; null when there are none."""
 
 
-class GroupMetrics(_Model):
+class GroupMetrics(StrictModel):
     """The metrics of one group of tasks (the whole run or one domain); see the module docstring."""
 
     tasks: int

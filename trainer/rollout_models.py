@@ -9,9 +9,10 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
 from shared.models import ScoreResult, UserKind
+from shared.strict_model import StrictModel
 from shared.tasks import Split
 from trainer.policies.base import Turn
 from trainer.results import CheckOutcome, DiffEntry, TrialResult, TrialStatus
@@ -40,11 +41,7 @@ class EndReason(StrEnum):
     """The server refused the policy's message to the user (over its size limit): scored as it stands."""
 
 
-class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
-
-
-class RolloutConfig(_Model):
+class RolloutConfig(StrictModel):
     """Limits and options of one rollout."""
 
     max_turns: int = Field(default=30, ge=1)
@@ -62,7 +59,7 @@ EventKind = Literal[
 ]
 
 
-class RolloutEvent(_Model):
+class RolloutEvent(StrictModel):
     """One thing that happened in the rollout."""
 
     t: float
@@ -73,7 +70,7 @@ class RolloutEvent(_Model):
     """Details: ids, names, arguments, results, tokens, latencies."""
 
 
-class RolloutResult(_Model):
+class RolloutResult(StrictModel):
     """A finished rollout: outcome, every turn with its tokens, the transcript and the event log."""
 
     task_id: str

@@ -19,9 +19,10 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Literal, get_args
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import Field, model_validator
 from scipy.stats import beta as beta_dist
 
+from shared.strict_model import StrictModel
 from shared.tasks import Split
 from trainer.metrics import TaskTally, tally_tasks
 from trainer.results import TrialResult
@@ -66,11 +67,7 @@ class SelectionError(ValueError):
     """A selection request that cannot be honoured (unknown band, a test task in a pool, no train task)."""
 
 
-class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
-
-
-class Posterior(_Model):
+class Posterior(StrictModel):
     """The Jeffreys posterior Beta(alpha, beta) of one task's success rate."""
 
     alpha: float
@@ -83,7 +80,7 @@ class Posterior(_Model):
     """Posterior probability of each band's interval; they sum to 1."""
 
 
-class TaskSelection(_Model):
+class TaskSelection(StrictModel):
     """One task's difficulty assessment."""
 
     task_id: str
@@ -102,7 +99,7 @@ class TaskSelection(_Model):
     """The posterior; null when the task is `insufficient`."""
 
 
-class Pool(_Model):
+class Pool(StrictModel):
     """A training pool: the kept tasks with their bands, and how all probed train tasks were banded."""
 
     keep: list[Band]

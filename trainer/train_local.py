@@ -43,10 +43,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
 from shared.client import AsyncGroundstateClient
 from shared.models import UserKind
+from shared.strict_model import StrictModel
 from trainer.groups import GroupSettings, StepGroups, collect_groups
 from trainer.policies.local import (
     LocalModel,
@@ -77,11 +78,7 @@ class TrainError(RuntimeError):
     """A training run that cannot start as asked (pool too small, tasks the server lacks, bad batch shape)."""
 
 
-class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
-
-
-class LocalTrainConfig(_Model):
+class LocalTrainConfig(StrictModel):
     """A single-machine GRPO run."""
 
     pool: Path
@@ -140,7 +137,7 @@ class LocalTrainConfig(_Model):
         )
 
 
-class StepTimes(_Model):
+class StepTimes(StrictModel):
     """Where one step's wall time went, in seconds."""
 
     generation_s: float
@@ -161,7 +158,7 @@ class StepTimes(_Model):
     """Wall time of the whole step."""
 
 
-class StepLog(_Model):
+class StepLog(StrictModel):
     """One optimizer step, as written to `train_log.jsonl`."""
 
     step: int
@@ -198,7 +195,7 @@ class StepLog(_Model):
     """The step's time by part."""
 
 
-class TrainSummary(_Model):
+class TrainSummary(StrictModel):
     """What a run did."""
 
     steps: int

@@ -18,7 +18,9 @@ from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Self
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, Field, ValidationError
+
+from shared.strict_model import StrictModel
 
 if TYPE_CHECKING:
     from shared.client import AsyncGroundstateClient
@@ -62,11 +64,7 @@ class PolicySpecError(ValueError):
     """A policy spec or option that cannot configure a policy; the message names the valid choices."""
 
 
-class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
-
-
-class ToolCall(_Model):
+class ToolCall(StrictModel):
     """One tool call the model asked for."""
 
     id: str
@@ -80,7 +78,7 @@ class ToolCall(_Model):
     call's result instead of calling the server."""
 
 
-class Turn(_Model):
+class Turn(StrictModel):
     """One assistant turn: text and/or tool calls, its cost, and (token-level policies) its exact tokens.
 
     Token semantics (token-level policies only, else null): the episode's token sequence is the

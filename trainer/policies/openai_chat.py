@@ -23,8 +23,9 @@ from typing import Any, Literal, Self
 
 import openai
 from openai import AsyncOpenAI
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
+from shared.strict_model import StrictModel
 from trainer.policies._hermes import parse_tool_calls, to_hermes_messages
 from trainer.policies.base import (
     ContextOverflowError,
@@ -45,10 +46,8 @@ __all__ = ["OpenAIChatOptions", "OpenAIChatPolicy"]
 _OVERFLOW = re.compile(r"context[ _](length|window|size)|maximum context|too many tokens", re.I)
 
 
-class OpenAIChatOptions(BaseModel):
+class OpenAIChatOptions(StrictModel):
     """How to reach the endpoint and how to sample."""
-
-    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
 
     model: str = Field(min_length=1)
     """The model name sent with each request."""

@@ -19,8 +19,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Self
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+from pydantic import Field, TypeAdapter, ValidationError
 
+from shared.strict_model import StrictModel
 from shared.tasks import Task
 from trainer.policies.base import Message, Policy, PolicySpecError, ToolCall, Turn, new_call_id, parse_options
 
@@ -34,10 +35,8 @@ _ROWS_OF_LAST_QUERY = object()
 """Placeholder for `submit_answer`'s rows: the rows the previous `sql_query` returned."""
 
 
-class ReplayOptions(BaseModel):
+class ReplayOptions(StrictModel):
     """Options of the replay policy."""
-
-    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
 
     calls_per_turn: int = Field(default=1, ge=1)
     """Gold actions issued per assistant turn (1: one call per turn, like most agents)."""

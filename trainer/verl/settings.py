@@ -9,9 +9,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import Field, ValidationError
 
 from shared.models import UserKind
+from shared.strict_model import StrictModel
 
 __all__ = ["AGENT_NAME", "SETTINGS_KEY", "EpisodeSettings", "SettingsError"]
 
@@ -25,10 +26,8 @@ class SettingsError(ValueError):
     """The `groundstate:` section of a training config is invalid; the message names the field."""
 
 
-class EpisodeSettings(BaseModel):
+class EpisodeSettings(StrictModel):
     """How the agent loop plays one training episode against the server."""
-
-    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
 
     server_url: str = "http://127.0.0.1:8000"
     """The groundstate server (one URL; put several workers behind it)."""
