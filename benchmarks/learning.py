@@ -2,16 +2,19 @@
 
 Every stage is the real command line against a real server (started here, serving the starter domain):
 
-1. probe   `groundstate probe` the base model on the train split (`--probe-trials` per task);
+0. warm    `groundstate train warm-start` (`--warm-epochs`, 0 to skip): a few supervised steps on the gold
+           first call of every train task, because the base model never writes a valid call and GRPO needs
+           successes; the warm-started model is the start of training and the "before" of the proof;
+1. probe   `groundstate probe` the start model on the train split (`--probe-trials` per task);
 2. select  `groundstate select` the tasks it sometimes solves (`--keep`, default hard,medium,easy);
-3. before  `groundstate eval` the base model on the held-out test split (`--eval-trials` per task);
+3. before  `groundstate eval` the start model on the held-out test split (`--eval-trials` per task);
 4. train   `groundstate train local` on the pool for `--steps` steps, a checkpoint every `--eval-every`;
 5. after   `groundstate eval` every saved checkpoint and the final model on the same test split;
 6. report  `learning.json` (pass@1 with 95% intervals per evaluated step, the training log, wall times) and
            `learning.png` (training reward per step, held-out pass@1 with its interval per evaluated step).
 
 Each stage skips what its outputs already hold (evaluations resume trial by trial), so a killed run resumes
-with the same command. Runs for hours on a 2-core CPU: start it with `nohup ... &`.
+with the same command. Runs for an hour or more on a 2-core CPU: start it with `nohup ... &`.
 
     python benchmarks/learning.py --out benchmarks/results/learning [--steps 30] [--eval-every 10]
 """
@@ -30,6 +33,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks._serve import start_server
+from shared.client import GroundstateClient
 from trainer.metrics import compute_metrics
 from trainer.results import read_results
 from trainer.selection import Pool
@@ -51,11 +55,19 @@ def policy(model: str, args: argparse.Namespace) -> str:
     )
 
 
+def task_ids(url: str, split: str, tags: str) -> str:
+    """The starter tasks of `split` carrying one of the comma-separated difficulty `tags` (all if empty)."""
+    wanted = {t for t in tags.split(",") if t}
+    with GroundstateClient(url) as client:
+        tasks = client.tasks(domain=DOMAIN, split=split)
+    return ",".join(t.id for t in tasks if not wanted or wanted & set(t.difficulty_tags))
+
+
 def campaign(
     kind: str, model: str, split: str, trials: int, out: Path, url: str, args: argparse.Namespace
 ) -> None:
     groundstate(
-        kind, "--policy", policy(model, args), "--server", url, "--domains", DOMAIN, "--split", split,
+        kind, "--policy", policy(model, args), "--server", url, "--tasks", task_ids(url, split, args.tags),
         "--trials", str(trials), "--max-turns", str(args.max_turns), "--concurrency", "1", "--out", str(out),
         "--quiet",
     )  # fmt: skip
@@ -73,11 +85,23 @@ def held_out(run: Path) -> dict[str, Any]:
     }
 
 
-def train(pool: Path, out: Path, url: str, args: argparse.Namespace) -> None:
+def warm(out: Path, url: str, args: argparse.Namespace) -> None:
+    if (out / "config.json").is_file():
+        return
+    groundstate(
+        "train", "warm-start", *(x for t in args.warm_tasks.split(",") for x in ("--task", t)),
+        "--out", str(out), "--server", url,
+        "--epochs", str(args.warm_epochs), "--lr", str(args.warm_lr), "--threads", str(args.threads),
+        "--seed", str(args.seed), "--quiet",
+    )  # fmt: skip
+
+
+def train(start: str, pool: Path, out: Path, url: str, args: argparse.Namespace) -> None:
     if (out / "final" / "config.json").is_file():
         return
     groundstate(
-        "train", "local", "--pool", str(pool), "--steps", str(args.steps), "--out", str(out), "--server", url,
+        "train", "local", "--pool", str(pool), "--model", start, "--steps", str(args.steps),
+        "--out", str(out), "--server", url,
         "--tasks-per-step", str(args.tasks_per_step), "--episodes-per-task", str(args.episodes_per_task),
         "--lr", str(args.lr), "--temperature", str(args.temperature),
         "--max-new-tokens", str(args.max_new_tokens), "--max-turns", str(args.max_turns),
@@ -139,6 +163,21 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=Path("benchmarks/results/learning"))
     parser.add_argument("--server", help="Use this server instead of starting one (it must serve starter).")
+    parser.add_argument(
+        "--warm-epochs", type=int, default=1, help="Warm-start passes (0: start from the base)."
+    )
+    parser.add_argument("--warm-lr", type=float, default=3e-5)
+    parser.add_argument(
+        "--warm-tasks",
+        default="starter-renew-101,starter-return-101",
+        help="Train tasks whose gold first call the warm start learns (two: the model then succeeds "
+        "sometimes, not always, so GRPO has groups with both outcomes).",
+    )
+    parser.add_argument(
+        "--tags",
+        default="renew,return",
+        help="Play only tasks with one of these difficulty tags (empty: all); default: one-request tasks.",
+    )
     parser.add_argument("--probe-trials", type=int, default=8)
     parser.add_argument("--eval-trials", type=int, default=4)
     parser.add_argument("--keep", default="hard,medium,easy")
@@ -174,7 +213,11 @@ def main() -> None:
     if url is None:
         proc, url = start_server(out / "server", [DOMAIN])
     try:
-        stage("probe", campaign, "probe", "smollm2", "train", args.probe_trials, out / "probe", url, args)
+        start = "smollm2"
+        if args.warm_epochs:
+            stage("warm_start", warm, out / "warm", url, args)
+            start = str((out / "warm").resolve())
+        stage("probe", campaign, "probe", start, "train", args.probe_trials, out / "probe", url, args)
         pool_path = out / "pool.json"
         keep = ["--keep", args.keep, "--min-trials", str(min(args.probe_trials, 4))]
         stage("select", groundstate, "select", str(out / "probe"), "--out", str(pool_path), *keep)
@@ -185,14 +228,14 @@ def main() -> None:
             "eval_before",
             campaign,
             "eval",
-            "smollm2",
+            start,
             "test",
             args.eval_trials,
             out / "eval-step-0",
             url,
             args,
         )
-        stage("train", train, pool_path, out / "train", url, args)
+        stage("train", train, start, pool_path, out / "train", url, args)
         evaluated = [(0, out / "eval-step-0")]
         checkpoints = sorted((out / "train" / "checkpoints").glob("step-*"))
         for checkpoint in [*checkpoints, out / "train" / "final"]:
@@ -209,8 +252,9 @@ def main() -> None:
             proc.wait(timeout=30)
     log = [StepLog.model_validate_json(x) for x in (out / "train" / LOG_FILE).read_text().splitlines() if x]
     report: dict[str, Any] = {
-        "model": "SmolLM2-135M-Instruct",
-        "cpu_note": "2 shared CPU cores",
+        "model": "SmolLM2-135M-Instruct"
+        + (f", warm-started ({args.warm_epochs} epoch)" if args.warm_epochs else ""),
+        "cpu_note": "a 2-core CPU",
         "settings": {k: (str(v) if isinstance(v, Path) else v) for k, v in vars(args).items()},
         "pool": {"tasks": len(pool.tasks), "histogram": pool.histogram},
         "held_out": [{"step": step, **held_out(run)} for step, run in sorted(evaluated)],

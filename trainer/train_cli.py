@@ -10,6 +10,7 @@ import typer
 
 from trainer.train_local_cli import local_command
 from trainer.verl.cli import dataset_command, verl_command
+from trainer.warm_start_cli import warm_start_command
 
 __all__ = ["train_app"]
 
@@ -20,4 +21,5 @@ train_app = typer.Typer(
 )
 train_app.command("dataset")(dataset_command)
 train_app.command("verl")(verl_command)
+train_app.command("warm-start")(warm_start_command)
 train_app.command("local")(local_command)

@@ -70,49 +70,51 @@ TASKS = ["starter-renew-101", "starter-renew-102", "starter-return-101", "starte
 
 @pytest.fixture(scope="module")
 def warm(server: str, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """One warm start for the module's tests (loading and tuning the model is most of a test's time)."""
-    return warm_start(server, TASKS, tmp_path_factory.mktemp("warm"))
-
-
-def warm_start(server: str, tasks: list[str], directory: Path) -> Path:
-    """SmolLM2 after a few supervised steps on the gold first turn of `tasks`, saved to `directory`.
+    """SmolLM2 after `groundstate train warm-start` on the gold first call of TASKS, shared by the module.
 
     The base model almost never writes a valid tool call (see the README's "Proof that it learns"), so no
-    group would have both outcomes and GRPO would have nothing to learn from; a short warm start makes it
-    succeed sometimes, which is what this test needs to see the weights move.
+    group would have both outcomes and GRPO would have nothing to learn from; the warm start makes it
+    succeed sometimes, which is what these tests need to see the weights move.
     """
-    import httpx
-    import torch
+    out = tmp_path_factory.mktemp("warm") / "model"
+    args = ["train", "warm-start", "--server", server, "--out", str(out), "--epochs", "3", "--lr", "3e-5"]
+    result = runner.invoke(
+        app, [*args, *(x for t in TASKS for x in ("--task", t)), "--threads", "1", "--quiet"]
+    )
+    assert result.exit_code == 0, result.output
+    return out
 
+
+def test_warm_start_refuses_test_tasks_before_loading_a_model(server: str, tmp_path: Path) -> None:
+    result = runner.invoke(
+        app, ["train", "warm-start", "--server", server, "--out", str(tmp_path / "m"),
+              "--task", "starter-renew-101", "--task", "starter-renew-001", "--quiet"],
+    )  # fmt: skip
+    assert result.exit_code == 1
+    assert "test-split tasks never enter training: starter-renew-001" in result.output
+    assert not (tmp_path / "m").exists()
+
+
+@pytest.mark.slow
+def test_warm_start_targets_parse_back_into_the_gold_call_after_the_policys_own_prompt(server: str) -> None:
+    from shared.client import GroundstateClient
+    from trainer.policies.chat_format import EpisodeTokens
     from trainer.policies.local import read_model, wrap_model
+    from trainer.warm_start import WarmStartConfig, chosen_tasks, collect_examples
 
-    model, tokenizer = read_model("smollm2", threads=1)  # one thread: shared CI cores make more spin
-    loaded = wrap_model(model, tokenizer, "warm")
-    examples = []
-    for task_id in tasks:
-        started = httpx.post(f"{server}/v1/episodes", json={"task_id": task_id}).json()
-        task = httpx.get(f"{server}/v1/tasks/{task_id}", params={"include_gold": "true"}).json()
-        gold = task["gold_actions"]
-        messages = [
-            {"role": "system", "content": started["system_prompt"]},
-            {"role": "user", "content": started["first_message"]},
-        ]
-        prompt = loaded.encode(loaded.render(messages, started["tools"], generation_prompt=True))
-        call = json.dumps({"name": gold[0]["tool"], "arguments": gold[0]["args"]})
-        target = loaded.encode(f"<tool_call>\n{call}\n</tool_call>") + loaded.eos_ids[:1]
-        examples.append((prompt, target))
-    optimizer = torch.optim.AdamW(model.parameters(), lr=3e-5)
-    model.train()
-    for _ in range(3):
-        for prompt, target in examples:
-            ids = torch.tensor([prompt + target])
-            labels = torch.tensor([[-100] * len(prompt) + target])
-            model(input_ids=ids, labels=labels).loss.backward()
-            optimizer.step()
-            optimizer.zero_grad()
-    model.save_pretrained(directory)
-    tokenizer.save_pretrained(directory)
-    return directory
+    model, tokenizer = read_model("smollm2", threads=1)
+    fmt = wrap_model(model, tokenizer, "base").chat_format
+    config = WarmStartConfig(server=server, out=Path("unused"), tasks=["starter-renew-two-101"])
+    with GroundstateClient(server) as client:
+        (task,) = chosen_tasks(client, config)
+        (example,) = collect_examples(client, fmt, [task])
+        started = client.start_episode(task.id)
+    messages = [{"role": "system", "content": started.system_prompt},
+                {"role": "user", "content": started.first_message}]  # fmt: skip
+    assert example.prompt_ids == EpisodeTokens(fmt).context(messages, started.tools), "the policy's prompt"
+    turn = fmt.turn(example.target_ids, None, context_ids=[], tokens_in=0)
+    assert [(c.name, c.arguments) for c in turn.tool_calls] == [("renew_loan", {"loan_id": "L-1300"})]
+    assert turn.finish_reason == "tool_calls" and example.target_ids[-1] == fmt.end_of_turn_id
 
 
 @pytest.mark.slow
