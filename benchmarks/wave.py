@@ -5,19 +5,21 @@ a trainer waits for. Episodes cycle over the hotel, retail, travel and insurance
 task's gold calls, padded to 20 with the task's own read calls, then scores. Driven by our async client
 (`AsyncGroundstateClient`, one connection per episode) against `groundstate serve` on SQLite with 1, 2 and 4
 workers, and against the no-op floor of `benchmarks/floor.py` (the same routes and models answering the
-bodies recorded from the server) in the same run. When aiohttp is installed (it is not a dependency), the
-floor and the first server are driven with it as well, which shows how much of the wave is the client's.
+bodies recorded from the server) in the same run. The floor and the first server are also driven by the
+other clients of `--clients`, to show how much of the wave is the client's: `httpx` is
+`AsyncGroundstateClient` on httpx's own transport (its default before it moved to aiohttp's), `aiohttp` a
+bare aiohttp session parsing the same models.
 Each episode's score is compared with the same calls played alone beforehand: a worker count that changes a
 score is reported, not averaged away.
 
     python benchmarks/wave.py [--episodes 144] [--calls 20] [--workers 1,2,4] [--waves 2]
+                              [--clients ours,httpx,aiohttp]
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import importlib.util
 import itertools
 import os
 import statistics
@@ -26,7 +28,10 @@ import time
 import uuid
 from contextlib import AsyncExitStack
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
+
+import aiohttp
+import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -37,12 +42,13 @@ from shared.errors import ApiError, TransportError
 from shared.models import EpisodeStarted, ScoreResult, ToolCallResult
 from shared.tasks import Task
 
-if TYPE_CHECKING:
-    import aiohttp
-
 DOMAINS = ("hotel", "retail", "travel", "insurance")
-#: aiohttp is not a dependency; when installed, the floor is also driven with it (what the client costs).
-AIOHTTP = importlib.util.find_spec("aiohttp") is not None
+#: The clients a wave can be driven by, and their labels in the table.
+CLIENTS = {
+    "ours": "",
+    "httpx": "`AsyncGroundstateClient` on httpx's transport",
+    "aiohttp": "bare aiohttp",
+}
 
 Calls = list[tuple[str, dict[str, Any]]]
 
@@ -85,8 +91,6 @@ class AiohttpEpisodes:
         self._http = session
 
     async def _post(self, path: str, body: dict[str, Any] | None = None) -> Any:
-        import aiohttp
-
         try:
             async with self._http.post(path, json=body) as response:
                 if response.status >= 400:
@@ -121,21 +125,21 @@ async def play(client: EpisodeClient, task_id: str, calls: Calls) -> tuple[Any, 
 
 
 async def wave(
-    url: str, plans: dict[str, Calls], episodes: int, client: str = "httpx"
+    url: str, plans: dict[str, Calls], episodes: int, client: str = "ours"
 ) -> tuple[float, list[tuple[str, tuple[Any, ...]]]]:
     """`episodes` episodes at once; returns the wall time and each episode's (task, verdict)."""
     work = list(itertools.islice(itertools.cycle(plans), episodes))
     async with AsyncExitStack() as stack:
-        if client == "httpx":
-            episode_client: EpisodeClient = await stack.enter_async_context(
-                AsyncGroundstateClient(url, max_connections=episodes)
-            )
-        else:
-            import aiohttp  # not a dependency of groundstate: only for this comparison, when installed
-
-            connector = aiohttp.TCPConnector(limit=episodes)
-            session = aiohttp.ClientSession(url, connector=connector)
+        episode_client: EpisodeClient
+        if client == "aiohttp":
+            session = aiohttp.ClientSession(url, connector=aiohttp.TCPConnector(limit=episodes))
             episode_client = AiohttpEpisodes(await stack.enter_async_context(session))
+        else:
+            limits = httpx.Limits(max_connections=episodes, max_keepalive_connections=episodes)
+            transport = httpx.AsyncHTTPTransport(limits=limits) if client == "httpx" else None
+            episode_client = await stack.enter_async_context(
+                AsyncGroundstateClient(url, max_connections=episodes, transport=transport)
+            )
         start = time.perf_counter()
         verdicts = await asyncio.gather(*(play(episode_client, t, plans[t]) for t in work))
         elapsed = time.perf_counter() - start
@@ -143,7 +147,7 @@ async def wave(
 
 
 def run_waves(
-    url: str, plans: dict[str, Calls], episodes: int, waves: int, client: str = "httpx"
+    url: str, plans: dict[str, Calls], episodes: int, waves: int, client: str = "ours"
 ) -> tuple[list[float], list[Any]]:
     """`waves` waves one after the other; returns each wall time and every episode's (task, verdict)."""
     walls, verdicts = [], []
@@ -162,21 +166,41 @@ def row(label: str, walls: list[float], episodes: int, calls: int, floor_wall: f
     return f"| {label} | {best:.2f} ({each}) | {ratio} | {episodes * (calls + 2) / best:.0f} |"
 
 
+def labelled(server: str, client: str) -> str:
+    """A table row's label: the server, then the client when it is not ours."""
+    return f"{server}, {CLIENTS[client]}" if CLIENTS[client] else server
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--episodes", type=int, default=144)
     parser.add_argument("--calls", type=int, default=20)
     parser.add_argument("--workers", default="1,2,4")
     parser.add_argument("--waves", type=int, default=2, help="waves per server (the first warms up)")
+    parser.add_argument(
+        "--clients",
+        default="ours,httpx,aiohttp",
+        help="clients to drive the floor and the first server with (ours = AsyncGroundstateClient as is)",
+    )
     args = parser.parse_args()
+    clients = [c for c in args.clients.split(",") if c]
+    if unknown := set(clients) - set(CLIENTS):
+        parser.error(f"unknown clients {sorted(unknown)}; choose from {sorted(CLIENTS)}")
+    if "ours" in clients:  # the ratios are against the floor driven by our client
+        clients.remove("ours")
+    clients.insert(0, "ours")
     work_dir = Path(".groundstate/bench-wave")
     plans: dict[str, Calls] = {}
     reference: dict[str, tuple[Any, ...]] = {}
     floor_wall: float | None = None
     print(
-        f"wave = {args.episodes} episodes at once, {args.calls} tool calls each, then score; SQLite sandboxes"
+        f"wave = {args.episodes} episodes at once, {args.calls} tool calls each, then score; SQLite"
+        " sandboxes; × floor is against the floor driven by `AsyncGroundstateClient`"
     )
-    print("| server | wave wall time s (each wave) | × floor | requests/s | verdicts differing | failed |")
+    print(
+        "| server, client | wave wall time s (each wave) | × floor | requests/s | verdicts differing"
+        " | failed |"
+    )
     print("|---|---|---|---|---|---|")
     for n, workers in enumerate(int(w) for w in args.workers.split(",")):
         load = os.getloadavg()[0]
@@ -189,18 +213,18 @@ def main() -> None:
                 reference = {t: verdict(ScoreResult.model_validate(c["score"])) for t, c in canned.items()}
                 floor, floor_url = start_floor(work_dir / "canned.json", work_dir / "floor.log")
                 try:
-                    walls, _ = run_waves(floor_url, plans, args.episodes, args.waves)
-                    floor_wall = walls[-1] if len(walls) == 1 else statistics.median(walls[1:])
-                    print(row("no-op floor", walls, args.episodes, args.calls, None) + "  |  |")
-                    if AIOHTTP:
-                        bare, _ = run_waves(floor_url, plans, args.episodes, args.waves, "aiohttp")
-                        print(
-                            row("no-op floor, aiohttp", bare, args.episodes, args.calls, floor_wall)
-                            + "  |  |"
-                        )
+                    for client in clients:
+                        walls, _ = run_waves(floor_url, plans, args.episodes, args.waves, client)
+                        if floor_wall is None:
+                            floor_wall = walls[-1] if len(walls) == 1 else statistics.median(walls[1:])
+                            ratio_to = None
+                        else:
+                            ratio_to = floor_wall
+                        label = labelled("no-op floor", client)
+                        print(row(label, walls, args.episodes, args.calls, ratio_to) + "  |  |")
                 finally:
                     stop(floor)
-            for client in ("httpx", "aiohttp") if AIOHTTP and n == 0 else ("httpx",):
+            for client in clients if n == 0 else clients[:1]:
                 walls, verdicts = run_waves(url, plans, args.episodes, args.waves, client)
                 rows.append((client, walls, verdicts))
         finally:
@@ -208,9 +232,7 @@ def main() -> None:
         for client, walls, verdicts in rows:
             failed = sum(v[0] == "failed" for _, v in verdicts)
             differ = sum(v != reference[t] and v[0] != "failed" for t, v in verdicts)
-            label = f"groundstate, {workers} worker{'s' * (workers > 1)}" + (
-                ", aiohttp" if client != "httpx" else ""
-            )
+            label = labelled(f"groundstate, {workers} worker{'s' * (workers > 1)}", client)
             print(
                 row(label, walls, args.episodes, args.calls, floor_wall) + f" {differ} | {failed} |", end=""
             )

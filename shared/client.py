@@ -2,6 +2,10 @@
 
 Both share one request/response layer (`_Api`), so they cannot drift apart; responses are parsed into the
 wire models of `shared.models`, and failures become `ApiError` or `TransportError`.
+
+The async client is an `httpx.AsyncClient` whose default transport is aiohttp's (`httpx-aiohttp`, as the
+openai SDK's `DefaultAioHttpClient`): a trainer keeps 100+ episodes in flight, and there httpx's own
+connection pool costs ~5x aiohttp's per request (`benchmarks/wave.py` compares them in one run).
 """
 
 from __future__ import annotations
@@ -11,6 +15,7 @@ from types import TracebackType
 from typing import Any, Self, TypeVar
 
 import httpx
+from httpx_aiohttp import HttpxAiohttpClient
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from shared.errors import ApiError, TransportError
@@ -35,6 +40,19 @@ T = TypeVar("T")
 M = TypeVar("M", bound=BaseModel)
 DEFAULT_TIMEOUT = httpx.Timeout(60.0, connect=5.0)
 
+# Built once: a TypeAdapter costs more to build than the answer it parses.
+_DOMAINS = TypeAdapter(list[DomainSummary])
+_DOMAIN = TypeAdapter(DomainDetail)
+_TASKS = TypeAdapter(list[TaskPublic])
+_TASK_PUBLIC: TypeAdapter[Any] = TypeAdapter(TaskPublic)
+_TASK_GOLD: TypeAdapter[Any] = TypeAdapter(Task)
+_STARTED = TypeAdapter(EpisodeStarted)
+_TOOL_RESULT = TypeAdapter(ToolCallResult)
+_REPLY = TypeAdapter(UserReply)
+_SCORE = TypeAdapter(ScoreResult)
+_INFO = TypeAdapter(EpisodeInfo)
+_TRAJECTORY_SCORE = TypeAdapter(TrajectoryScore)
+
 
 @dataclass(frozen=True)
 class _Call:
@@ -52,44 +70,42 @@ class _Api:
 
     @staticmethod
     def domains() -> _Call:
-        return _Call("GET", "/v1/domains", TypeAdapter(list[DomainSummary]))
+        return _Call("GET", "/v1/domains", _DOMAINS)
 
     @staticmethod
     def domain(name: str) -> _Call:
-        return _Call("GET", f"/v1/domains/{name}", TypeAdapter(DomainDetail))
+        return _Call("GET", f"/v1/domains/{name}", _DOMAIN)
 
     @staticmethod
     def tasks(domain: str | None, split: str | None) -> _Call:
         params = {k: v for k, v in {"domain": domain, "split": split}.items() if v is not None}
-        return _Call("GET", "/v1/tasks", TypeAdapter(list[TaskPublic]), params=params)
+        return _Call("GET", "/v1/tasks", _TASKS, params=params)
 
     @staticmethod
     def task(task_id: str, include_gold: bool) -> _Call:
-        adapter: TypeAdapter[Any] = TypeAdapter(Task if include_gold else TaskPublic)
+        adapter = _TASK_GOLD if include_gold else _TASK_PUBLIC
         return _Call("GET", f"/v1/tasks/{task_id}", adapter, params={"include_gold": include_gold})
 
     @staticmethod
     def start(request: StartEpisodeRequest) -> _Call:
-        return _Call("POST", "/v1/episodes", TypeAdapter(EpisodeStarted), json=_dump(request))
+        return _Call("POST", "/v1/episodes", _STARTED, json=_dump(request))
 
     @staticmethod
     def tool_call(episode_id: str, request: ToolCallRequest) -> _Call:
-        return _Call(
-            "POST", f"/v1/episodes/{episode_id}/tool_calls", TypeAdapter(ToolCallResult), json=_dump(request)
-        )
+        return _Call("POST", f"/v1/episodes/{episode_id}/tool_calls", _TOOL_RESULT, json=_dump(request))
 
     @staticmethod
     def message(episode_id: str, content: str) -> _Call:
         body = _dump(_checked(MessageRequest, content=content))
-        return _Call("POST", f"/v1/episodes/{episode_id}/messages", TypeAdapter(UserReply), json=body)
+        return _Call("POST", f"/v1/episodes/{episode_id}/messages", _REPLY, json=body)
 
     @staticmethod
     def score(episode_id: str) -> _Call:
-        return _Call("POST", f"/v1/episodes/{episode_id}/score", TypeAdapter(ScoreResult))
+        return _Call("POST", f"/v1/episodes/{episode_id}/score", _SCORE)
 
     @staticmethod
     def episode(episode_id: str) -> _Call:
-        return _Call("GET", f"/v1/episodes/{episode_id}", TypeAdapter(EpisodeInfo))
+        return _Call("GET", f"/v1/episodes/{episode_id}", _INFO)
 
     @staticmethod
     def dispose(episode_id: str) -> _Call:
@@ -97,7 +113,7 @@ class _Api:
 
     @staticmethod
     def score_trajectory(request: ScoreRequest) -> _Call:
-        return _Call("POST", "/v1/score", TypeAdapter(TrajectoryScore), json=_dump(request))
+        return _Call("POST", "/v1/score", _TRAJECTORY_SCORE, json=_dump(request))
 
 
 def _checked(model: type[M], **fields: Any) -> M:
@@ -209,7 +225,13 @@ class GroundstateClient:
 
 
 class AsyncGroundstateClient:
-    """Asynchronous client with the same methods as `GroundstateClient`, awaited."""
+    """Asynchronous client with the same methods as `GroundstateClient`, awaited.
+
+    Requests go over aiohttp (`httpx_aiohttp.AiohttpTransport`, pooling up to `max_connections` kept-alive
+    connections) unless a `transport` is given, e.g. `httpx.ASGITransport` in tests or
+    `httpx.AsyncHTTPTransport()` for httpx's own pool. Either way errors, timeouts and the API key behave
+    the same: the transport maps aiohttp's failures onto httpx's, which become `TransportError` here.
+    """
 
     def __init__(
         self,
@@ -221,7 +243,8 @@ class AsyncGroundstateClient:
         max_connections: int = 100,
     ) -> None:
         limits = httpx.Limits(max_connections=max_connections, max_keepalive_connections=max_connections)
-        self._http = httpx.AsyncClient(
+        # An httpx.AsyncClient whose default transport (and proxy transport) is aiohttp's.
+        self._http: httpx.AsyncClient = HttpxAiohttpClient(
             base_url=base_url, timeout=timeout, headers=_headers(api_key), transport=transport, limits=limits
         )
 

@@ -8,6 +8,7 @@ from fastapi.responses import JSONResponse
 from sqlalchemy.exc import OperationalError
 from sqlalchemy.exc import TimeoutError as PoolTimeoutError
 
+from env_server.api.health import mark_store_unchecked
 from env_server.errors import GroundstateError
 from shared.models import ErrorBody, ErrorResponse
 
@@ -30,11 +31,13 @@ async def _validation_error(_: Request, exc: RequestValidationError) -> JSONResp
     return render_error(422, "invalid-request", f"{where}{first.get('msg', 'invalid value')}", field)
 
 
-async def _database_unavailable(_: Request, exc: OperationalError | PoolTimeoutError) -> JSONResponse:
+async def _database_unavailable(request: Request, exc: OperationalError | PoolTimeoutError) -> JSONResponse:
     """A database that refuses connections or a full pool: a backend failure, retriable (503), never a 500.
 
-    PostgreSQL down or restarting, `too many clients already` under load: never the agent's fault.
+    PostgreSQL down or restarting, `too many clients already` under load: never the agent's fault. The
+    next `/healthz` asks the store again rather than trusting its last check.
     """
+    mark_store_unchecked(request)
     cause = str(getattr(exc, "orig", None) or exc).strip().splitlines()[0][:300]
     return render_error(503, "backend-error", f"the database is unavailable: {cause}", None)
 

@@ -6,7 +6,9 @@ state diff.
 
 from __future__ import annotations
 
-from sqlalchemy import Connection, Integer, MetaData, String, select
+from typing import cast
+
+from sqlalchemy import Connection, Integer, MetaData, String, Table, insert, select, update
 from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column
 
 from env_server.domain import FIRST_GENERATED_ID
@@ -27,16 +29,25 @@ class IdCounter(_Internal):
     next_value: Mapped[int] = mapped_column(Integer, nullable=False)
 
 
+_COUNTERS = cast(Table, IdCounter.__table__)
+
+
 def next_id_number(session: Session, prefix: str) -> int:
-    """Take the next number for `prefix` inside the tool's transaction (from `FIRST_GENERATED_ID`)."""
-    counter = session.scalars(select(IdCounter).where(IdCounter.prefix == prefix)).one_or_none()
-    if counter is None:
-        counter = IdCounter(prefix=prefix, next_value=FIRST_GENERATED_ID)
-        session.add(counter)
-    value = counter.next_value
-    counter.next_value = value + 1
-    session.flush()
-    return value
+    """Take the next number for `prefix` inside the tool's transaction (from `FIRST_GENERATED_ID`).
+
+    One `UPDATE ... RETURNING` on the table rather than loading and flushing an ORM row: every write tool
+    that creates a row comes through here, and the ORM round trip was a third of a small write tool's time.
+    """
+    taken = session.execute(
+        update(_COUNTERS)
+        .where(_COUNTERS.c.prefix == prefix)
+        .values(next_value=_COUNTERS.c.next_value + 1)
+        .returning(_COUNTERS.c.next_value)
+    ).scalar_one_or_none()
+    if taken is not None:
+        return int(taken) - 1
+    session.execute(insert(_COUNTERS).values(prefix=prefix, next_value=FIRST_GENERATED_ID + 1))
+    return FIRST_GENERATED_ID
 
 
 def id_counters(conn: Connection) -> dict[str, int]:

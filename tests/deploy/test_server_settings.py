@@ -15,8 +15,10 @@ from pathlib import Path
 import httpx
 import pytest
 from fastapi.testclient import TestClient
+from sqlalchemy import Engine, create_engine
 from typer.testing import CliRunner
 
+from env_server.api import health
 from env_server.app import create_app
 from env_server.domain.registry import DomainRegistry
 from env_server.settings import Settings
@@ -158,6 +160,35 @@ def test_a_database_that_refuses_connections_is_a_503_backend_error(
             assert response.status_code == 503, response.text
             error = response.json()["error"]
             assert error["code"] == "backend-error" and "the database is unavailable" in error["message"]
+
+
+def test_healthz_reports_a_store_that_stops_answering(
+    tmp_path: Path, toy_registry: DomainRegistry, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A probe trusts a successful store check for a moment only; a failed request ends that moment."""
+    monkeypatch.setattr(health, "STORE_CHECK_VALID_S", 0.2)
+    closed_postgres = f"postgresql+psycopg://postgres@127.0.0.1:{free_port()}/none"
+    settings = Settings(store_url=f"sqlite:///{tmp_path}/s.db")
+    with TestClient(create_app(settings, registry=toy_registry), raise_server_exceptions=False) as client:
+        store = client.app.state.episodes.store  # type: ignore[attr-defined]
+        working, down_engine = store.engine, create_engine(closed_postgres)
+
+        def store_on(engine: Engine) -> None:  # the store's engine and the sessions it makes
+            store.engine = engine
+            store._sessions.configure(bind=engine)
+
+        assert client.get("/healthz").status_code == 200
+        store_on(down_engine)
+        time.sleep(0.3)  # past the last success's window: the probe asks the store, which is down
+        down = client.get("/healthz")
+        assert down.status_code == 503 and down.json()["error"]["code"] == "backend-error"
+        store_on(working)
+        assert client.get("/healthz").status_code == 200
+        store_on(down_engine)
+        refused = client.post("/v1/episodes", json={"task_id": "toybank-transfer-001"})
+        assert refused.status_code == 503  # a request met the outage: the next probe asks at once
+        assert client.get("/healthz").status_code == 503
+        store_on(working)
 
 
 def test_the_worker_thread_pool_is_sized_by_the_settings(

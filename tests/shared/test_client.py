@@ -1,7 +1,10 @@
 """The shared HTTP client against the real app (ASGI transport) and against edge cases (mock transport)."""
 
 import asyncio
+from pathlib import Path
+from typing import Any
 
+import aiohttp
 import httpx
 import pytest
 
@@ -10,6 +13,7 @@ from env_server.domain.registry import DomainRegistry
 from env_server.settings import Settings
 from shared.client import AsyncGroundstateClient, GroundstateClient
 from shared.errors import ApiError, TransportError
+from tests.live_server import free_port, serve
 
 
 @pytest.mark.parametrize("sandbox_url", ["sqlite://"])
@@ -75,3 +79,78 @@ def test_unreachable_server_is_a_retriable_transport_error() -> None:
     ):
         c.domains()
     assert e.value.retriable
+
+
+class _RequestCounter:
+    """Counts the requests that go through aiohttp's `ClientSession.request` (the default transport's)."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.count = 0
+        original = aiohttp.ClientSession.request
+
+        def counting(session: aiohttp.ClientSession, *args: Any, **kwargs: Any) -> Any:
+            self.count += 1
+            return original(session, *args, **kwargs)
+
+        monkeypatch.setattr(aiohttp.ClientSession, "request", counting)
+
+
+def test_async_client_talks_to_a_live_server_over_aiohttp(
+    tmp_path: Path, toy_registry: DomainRegistry, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every request of an episode goes over aiohttp, with the key; the errors keep their shapes."""
+    aiohttp_requests = _RequestCounter(monkeypatch)
+    settings = Settings(
+        store_url=f"sqlite:///{tmp_path}/s.db", sandbox_url="sqlite://", api_key="k3y", max_request_bytes=4096
+    )
+
+    async def run(url: str) -> tuple[int | None, ApiError, ApiError, ApiError, ApiError]:
+        async with AsyncGroundstateClient(url, api_key="k3y", max_connections=2) as c:
+            started = await c.start_episode("toybank-transfer-001")
+            transfer = {"source_id": "AC-0001", "target_id": "AC-0002", "amount_cents": 5000}
+            await c.call_tool(started.episode_id, "transfer", transfer)
+            await c.send_message(started.episode_id, "transfer complete")
+            reward = (await c.score(started.episode_id)).reward
+            with pytest.raises(ApiError) as unknown:
+                await c.start_episode("no-such-task")
+            with pytest.raises(ApiError) as too_long:  # refused by the client, as the server would (422)
+                await c.send_message(started.episode_id, "x" * 40_000)
+            with pytest.raises(ApiError) as too_large:  # over the server's body limit (413)
+                await c.call_tool(started.episode_id, "get_account", {"account_id": "x" * 5000})
+        async with AsyncGroundstateClient(url, api_key="wrong") as c:
+            with pytest.raises(ApiError) as refused:
+                await c.domains()
+        return reward, unknown.value, too_long.value, too_large.value, refused.value
+
+    with serve(create_app(settings, registry=toy_registry)) as url:
+        reward, unknown, too_long, too_large, refused = asyncio.run(run(url))
+    assert reward == 1
+    assert (unknown.status, unknown.code, unknown.field) == (404, "unknown-task", "task_id")
+    assert (too_long.status, too_long.code, too_long.field) == (422, "invalid-request", "content")
+    assert (too_large.status, too_large.code, too_large.retriable) == (413, "request-too-large", False)
+    assert (refused.status, refused.code) == (401, "unauthorized")
+    # start, tool call, message, score, unknown task, oversized call, domains: all over aiohttp
+    assert aiohttp_requests.count == 7
+
+
+def test_async_client_failures_over_aiohttp_are_retriable_transport_errors() -> None:
+    """Nothing listening, and a server that never answers within the timeout."""
+
+    async def silent(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await asyncio.sleep(5)
+        writer.close()
+
+    async def run() -> tuple[TransportError, TransportError]:
+        async with AsyncGroundstateClient(f"http://127.0.0.1:{free_port()}") as c:
+            with pytest.raises(TransportError) as refused:
+                await c.domains()
+        server = await asyncio.start_server(silent, "127.0.0.1", 0)
+        port = server.sockets[0].getsockname()[1]
+        async with server, AsyncGroundstateClient(f"http://127.0.0.1:{port}", timeout=0.3) as c:
+            with pytest.raises(TransportError) as timed_out:
+                await c.domains()
+        return refused.value, timed_out.value
+
+    refused, timed_out = asyncio.run(run())
+    assert refused.retriable and timed_out.retriable
+    assert "Timeout" in str(timed_out)

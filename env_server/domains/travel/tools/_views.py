@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import date, datetime
 
 from pydantic import Field
-from sqlalchemy import select
+from sqlalchemy import Row, select
 
 from env_server.domain import RowView, ToolContext
 from env_server.domains.travel.models import (
@@ -203,7 +203,7 @@ class FlightAlertView(RowView):
     contact: str
 
 
-def payment_method_view(method: PaymentMethod) -> PaymentMethodView:
+def payment_method_view(method: PaymentMethod | Row) -> PaymentMethodView:
     """A card as its brand and last digits, a voucher with its balance."""
     label = (
         f"{method.card_brand} ending {method.card_last4}"

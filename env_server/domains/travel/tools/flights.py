@@ -5,18 +5,42 @@ from __future__ import annotations
 from datetime import date, datetime, timedelta
 from typing import Literal
 
-from sqlalchemy import select
+from sqlalchemy import Row, select
 
 from env_server.domain import ToolContext, ToolError, tool
-from env_server.domains.travel.fares import alert_contact
-from env_server.domains.travel.models import FareClass, Flight, FlightAlert
-from env_server.domains.travel.tools._common import _get_flight, _get_inventory, _price
+from env_server.domains.travel.fares import alert_contact, fare_price_cents
+from env_server.domains.travel.models import FareClass, Flight, FlightAlert, SeatInventory
+from env_server.domains.travel.tools._common import _get_flight
 from env_server.domains.travel.tools._views import (
     FareClassView,
     FareOffer,
     FlightAlertView,
     FlightOption,
     FlightView,
+)
+
+# The search is the heaviest read of the domain (a fare per flight and fare class): three column selects
+# returning rows, the seats of all found flights at once, instead of ORM objects and a lookup per fare.
+_FLIGHTS = select(
+    Flight.flight_id,
+    Flight.flight_number,
+    Flight.origin,
+    Flight.destination,
+    Flight.departure_at,
+    Flight.arrival_at,
+    Flight.distance_miles,
+    Flight.status,
+    Flight.delay_minutes,
+    Flight.disruption_cause,
+)
+_FARES = select(FareClass.code, FareClass.cabin, FareClass.price_pct).order_by(
+    FareClass.cabin.desc(), FareClass.price_pct
+)
+_SEATS = select(
+    SeatInventory.flight_id,
+    SeatInventory.cabin,
+    SeatInventory.seats_available,
+    SeatInventory.base_price_cents,
 )
 
 
@@ -37,32 +61,34 @@ def search_flights(ctx: ToolContext, origin: str, destination: str, date: date) 
         date: departure date (UTC), e.g. "2026-10-05".
     """
     start, end = _day_bounds(date)
-    flights = ctx.session.scalars(
-        select(Flight)
-        .where(
+    flights = ctx.session.execute(
+        _FLIGHTS.where(
             Flight.origin == origin.strip().upper(),
             Flight.destination == destination.strip().upper(),
             Flight.departure_at >= start,
             Flight.departure_at < end,
+        ).order_by(Flight.departure_at)
+    ).all()
+    fares = ctx.session.execute(_FARES).all()
+    seats = {
+        (row.flight_id, row.cabin): row
+        for row in ctx.session.execute(
+            _SEATS.where(SeatInventory.flight_id.in_([f.flight_id for f in flights]))
         )
-        .order_by(Flight.departure_at)
-    )
-    fares = list(ctx.session.scalars(select(FareClass).order_by(FareClass.cabin.desc(), FareClass.price_pct)))
-    return [
-        FlightOption.of(
-            flight,
-            fares=[
-                FareOffer(
-                    fare_class=fare.code,
-                    cabin=fare.cabin,
-                    price_cents=_price(ctx, flight.flight_id, fare),
-                    seats_available=_get_inventory(ctx, flight.flight_id, fare.cabin).seats_available,
-                )
-                for fare in fares
-            ],
+    }
+
+    def offer(flight_id: str, fare: Row) -> FareOffer:
+        inventory = seats.get((flight_id, fare.cabin))
+        if inventory is None:  # as `_get_inventory` refuses it
+            raise ToolError(f"Flight {flight_id} has no {fare.cabin} cabin")
+        return FareOffer(
+            fare_class=fare.code,
+            cabin=fare.cabin,
+            price_cents=fare_price_cents(inventory.base_price_cents, fare.price_pct),
+            seats_available=inventory.seats_available,
         )
-        for flight in flights
-    ]
+
+    return [FlightOption.of(f, fares=[offer(f.flight_id, fare) for fare in fares]) for f in flights]
 
 
 @tool(kind="read")

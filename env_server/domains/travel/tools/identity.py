@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import date
 
-from sqlalchemy import func, select
+from sqlalchemy import Row, func, insert, select
 
 from env_server.domain import ToolContext, ToolError, tool
 from env_server.domains.travel.models import (
@@ -17,22 +17,35 @@ from env_server.domains.travel.models import (
 from env_server.domains.travel.tools._common import _get_passenger
 from env_server.domains.travel.tools._views import PassengerProfile, payment_method_view
 
+# A profile is read on every verification, the most frequent call of the domain: its reads are plain
+# column selects returning rows (no ORM objects, no identity map), the views read the rows by name.
+_PASSENGER = select(
+    Passenger.passenger_id,
+    Passenger.first_name,
+    Passenger.last_name,
+    Passenger.email,
+    Passenger.phone,
+    Passenger.date_of_birth,
+)
+_LOYALTY = select(
+    LoyaltyAccount.loyalty_id, LoyaltyAccount.tier, LoyaltyAccount.miles_balance, LoyaltyAccount.enrolled_on
+)
+_METHODS = select(
+    PaymentMethod.payment_method_id,
+    PaymentMethod.kind,
+    PaymentMethod.card_brand,
+    PaymentMethod.card_last4,
+    PaymentMethod.balance_cents,
+    PaymentMethod.expires_on,
+).order_by(PaymentMethod.payment_method_id)
+_HELD = select(Reservation.reservation_id).order_by(Reservation.reservation_id)
 
-def _profile(ctx: ToolContext, passenger: Passenger) -> PassengerProfile:
+
+def _profile(ctx: ToolContext, passenger: Passenger | Row) -> PassengerProfile:
     pid = passenger.passenger_id
-    account = ctx.session.scalars(
-        select(LoyaltyAccount).where(LoyaltyAccount.passenger_id == pid)
-    ).one_or_none()
-    methods = ctx.session.scalars(
-        select(PaymentMethod)
-        .where(PaymentMethod.passenger_id == pid)
-        .order_by(PaymentMethod.payment_method_id)
-    )
-    reservations = ctx.session.scalars(
-        select(Reservation.reservation_id)
-        .where(Reservation.holder_id == pid)
-        .order_by(Reservation.reservation_id)
-    )
+    account = ctx.session.execute(_LOYALTY.where(LoyaltyAccount.passenger_id == pid)).one_or_none()
+    methods = ctx.session.execute(_METHODS.where(PaymentMethod.passenger_id == pid))
+    reservations = ctx.session.scalars(_HELD.where(Reservation.holder_id == pid))
     return PassengerProfile.of(
         passenger,
         loyalty=account,
@@ -59,8 +72,8 @@ def verify_passenger_identity(
     Returns:
         The verified passenger's profile: loyalty account, payment methods and reservations held.
     """
-    passenger = ctx.session.scalars(
-        select(Passenger).where(func.lower(Passenger.email) == email.strip().lower())
+    passenger = ctx.session.execute(
+        _PASSENGER.where(func.lower(Passenger.email) == email.strip().lower())
     ).one_or_none()
     if (
         passenger is None
@@ -68,8 +81,8 @@ def verify_passenger_identity(
         or passenger.date_of_birth != date_of_birth
     ):
         raise ToolError("The details do not match any passenger profile; identity not verified")
-    ctx.session.add(
-        IdentityVerification(
+    ctx.session.execute(
+        insert(IdentityVerification).values(
             verification_id=ctx.new_id("IV"), passenger_id=passenger.passenger_id, verified_at=ctx.now
         )
     )
