@@ -17,6 +17,7 @@ from rich.console import Console, RenderableType
 
 from shared.errors import ClientError
 from shared.tables import fit_table
+from trainer.cli_options import ApiKeyOpt, QuietOpt, ServerOpt, invalid_options
 from trainer.evaluate import CampaignConfig, CampaignError, CampaignSummary, evaluate
 from trainer.metrics import GroupMetrics, Metrics, Pricing, compute_metrics
 from trainer.policies import PolicySpecError, UnknownNameError
@@ -182,12 +183,6 @@ PolicyOpt = Annotated[
 OutOpt = Annotated[
     Path, typer.Option("--out", help="Run directory (results.jsonl, run.json); reruns resume.")
 ]
-ServerOpt = Annotated[
-    str, typer.Option("--server", envvar="GROUNDSTATE_SERVER", help="The environment server's base URL.")
-]
-ApiKeyOpt = Annotated[
-    str | None, typer.Option("--api-key", envvar="GROUNDSTATE_API_KEY", help="The server's bearer key.")
-]
 DomainsOpt = Annotated[str | None, typer.Option("--domains", help="Comma-separated domains (default: all).")]
 TasksOpt = Annotated[str | None, typer.Option("--tasks", help="Comma-separated task ids (default: all).")]
 LimitOpt = Annotated[
@@ -209,7 +204,6 @@ SelectOpt = Annotated[
     str | None,
     typer.Option("--select", help="Best-of-N selection: majority or first-success-verified (oracle bound)."),
 ]
-QuietOpt = Annotated[bool, typer.Option("--quiet", help="No progress bar.")]
 
 
 def _csv(value: str | None) -> list[str]:
@@ -235,8 +229,7 @@ def _campaign(options: Mapping[str, Any]) -> CampaignSummary:
     try:
         config = CampaignConfig.model_validate(values)
     except ValidationError as exc:
-        problems = "; ".join(f"{'.'.join(map(str, e['loc'])) or 'options'}: {e['msg']}" for e in exc.errors())
-        raise typer.BadParameter(problems) from None
+        raise invalid_options(exc) from None
     try:
         summary = evaluate(config, out, api_key=api_key, progress=not quiet)
     except (PolicySpecError, UnknownNameError, CampaignError, ClientError) as exc:

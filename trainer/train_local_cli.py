@@ -11,6 +11,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from shared.errors import ClientError
+from trainer.cli_options import ApiKeyOpt, QuietOpt, ServerOpt, ThreadsOpt, invalid_options
 from trainer.policies import PolicySpecError
 from trainer.train_local import LocalTrainConfig, StepLog, TrainError, train_local
 
@@ -24,12 +25,8 @@ def local_command(
     model: Annotated[
         str, typer.Option("--model", help="smollm2, or a transformers model directory (e.g. a checkpoint).")
     ] = "smollm2",
-    server: Annotated[
-        str, typer.Option("--server", envvar="GROUNDSTATE_SERVER", help="The environment server's base URL.")
-    ] = "http://127.0.0.1:8000",
-    api_key: Annotated[
-        str | None, typer.Option("--api-key", envvar="GROUNDSTATE_API_KEY", help="The server's bearer key.")
-    ] = None,
+    server: ServerOpt = "http://127.0.0.1:8000",
+    api_key: ApiKeyOpt = None,
     tasks_per_step: Annotated[int, typer.Option("--tasks-per-step", min=1, help="Groups per step.")] = 18,
     episodes_per_task: Annotated[
         int, typer.Option("--episodes-per-task", min=2, help="Episodes per group (G).")
@@ -51,9 +48,9 @@ def local_command(
         int, typer.Option("--save-every", min=0, help="Checkpoint every N steps (0: final only).")
     ] = 0,
     seed: Annotated[int, typer.Option("--seed", help="Seed of sampling, task order, replacements.")] = 0,
-    threads: Annotated[int | None, typer.Option("--threads", min=1, help="torch CPU threads.")] = None,
+    threads: ThreadsOpt = None,
     user: Annotated[str | None, typer.Option("--user", help="Simulated user: scripted or llm.")] = None,
-    quiet: Annotated[bool, typer.Option("--quiet", help="No progress bar.")] = False,
+    quiet: QuietOpt = False,
 ) -> None:
     """Train a local model with GRPO (TRL) on a pool's tasks, playing every episode on the server."""
     try:
@@ -82,8 +79,7 @@ def local_command(
             )
         )
     except ValidationError as exc:
-        problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
-        raise typer.BadParameter(problems) from None
+        raise invalid_options(exc) from None
     console = Console(stderr=True)
     progress = Progress(
         TextColumn("[bold]train local"),

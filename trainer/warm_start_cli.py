@@ -11,6 +11,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from shared.errors import ClientError
+from trainer.cli_options import ApiKeyOpt, QuietOpt, ServerOpt, ThreadsOpt, invalid_options
 from trainer.policies import PolicySpecError
 from trainer.warm_start import WarmStartConfig, WarmStartError, warm_start
 
@@ -31,14 +32,10 @@ def warm_start_command(
     epochs: Annotated[int, typer.Option("--epochs", min=1, help="Passes over the examples.")] = 1,
     lr: Annotated[float, typer.Option("--lr", help="AdamW learning rate (constant).")] = 3e-5,
     seed: Annotated[int, typer.Option("--seed", help="Seed of the example order.")] = 0,
-    threads: Annotated[int | None, typer.Option("--threads", min=1, help="torch CPU threads.")] = None,
-    server: Annotated[
-        str, typer.Option("--server", envvar="GROUNDSTATE_SERVER", help="The environment server's base URL.")
-    ] = "http://127.0.0.1:8000",
-    api_key: Annotated[
-        str | None, typer.Option("--api-key", envvar="GROUNDSTATE_API_KEY", help="The server's bearer key.")
-    ] = None,
-    quiet: Annotated[bool, typer.Option("--quiet", help="No progress bar.")] = False,
+    threads: ThreadsOpt = None,
+    server: ServerOpt = "http://127.0.0.1:8000",
+    api_key: ApiKeyOpt = None,
+    quiet: QuietOpt = False,
 ) -> None:
     """Tune a model on the gold first tool call of train tasks, so that GRPO has successes to learn from."""
     try:
@@ -47,8 +44,7 @@ def warm_start_command(
             learning_rate=lr, seed=seed, threads=threads,
         )  # fmt: skip
     except ValidationError as exc:
-        problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
-        raise typer.BadParameter(problems) from None
+        raise invalid_options(exc) from None
     progress = Progress(
         TextColumn("[bold]warm start"),
         BarColumn(),

@@ -16,14 +16,11 @@ from rich.console import Console
 from rich.table import Table
 
 from shared.errors import ClientError
+from trainer.cli_options import ServerOpt
 from trainer.verl.dataset import DatasetError, read_pool, server_test_ids, write_dataset
 from trainer.verl.launch import RECIPES, LaunchError, compose, plan, validate
 
 __all__ = ["dataset_command", "verl_command"]
-
-ServerOpt = Annotated[
-    str, typer.Option("--server", envvar="GROUNDSTATE_SERVER", help="The environment server's base URL.")
-]
 
 
 def dataset_command(
@@ -112,4 +109,3 @@ def _check_server(url: str) -> None:
     except httpx.HTTPError as exc:
         typer.echo(f"error: the groundstate server at {url} does not answer /healthz: {exc}", err=True)
         raise typer.Exit(1) from exc
-
