@@ -68,8 +68,13 @@ def _get_loyalty(ctx: ToolContext, passenger_id: str) -> LoyaltyAccount:
     return account
 
 
+def _no_cabin(flight_id: str, cabin: str) -> str:
+    """The refusal for a cabin a flight does not have (one wording for every tool that meets it)."""
+    return f"Flight {flight_id} has no {cabin} cabin"
+
+
 def _get_inventory(ctx: ToolContext, flight_id: str, cabin: str) -> SeatInventory:
-    return ctx.get_or_refuse(SeatInventory, (flight_id, cabin), f"Flight {flight_id} has no {cabin} cabin")
+    return ctx.get_or_refuse(SeatInventory, (flight_id, cabin), _no_cabin(flight_id, cabin))
 
 
 def _get_traveler(ctx: ToolContext, reservation: Reservation, traveler_id: str) -> Traveler:

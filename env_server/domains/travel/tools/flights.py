@@ -10,7 +10,7 @@ from sqlalchemy import Row, select
 from env_server.domain import ToolContext, ToolError, tool
 from env_server.domains.travel.fares import alert_contact, fare_price_cents
 from env_server.domains.travel.models import FareClass, Flight, FlightAlert, SeatInventory
-from env_server.domains.travel.tools._common import _get_flight
+from env_server.domains.travel.tools._common import _get_flight, _no_cabin
 from env_server.domains.travel.tools._views import (
     FareClassView,
     FareOffer,
@@ -79,8 +79,8 @@ def search_flights(ctx: ToolContext, origin: str, destination: str, date: date) 
 
     def offer(flight_id: str, fare: Row) -> FareOffer:
         inventory = seats.get((flight_id, fare.cabin))
-        if inventory is None:  # as `_get_inventory` refuses it
-            raise ToolError(f"Flight {flight_id} has no {fare.cabin} cabin")
+        if inventory is None:
+            raise ToolError(_no_cabin(flight_id, fare.cabin))
         return FareOffer(
             fare_class=fare.code,
             cabin=fare.cabin,
