@@ -7,9 +7,13 @@ import os
 import subprocess
 import sys
 import time
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import httpx
+from sqlalchemy import create_engine, text
 
 from tests.live_server import free_port
 
@@ -20,19 +24,47 @@ def start_server(
     *,
     sandbox_url: str = "sqlite://",
     store_name: str = "store.db",
+    store_url: str | None = None,
     workers: int = 1,
+    env: dict[str, str] | None = None,
 ) -> tuple[subprocess.Popen[bytes], str]:
-    """Start a server (all domains, or only `domains`), wait for `/healthz`; return the process and URL."""
+    """Start a server (all domains, or only `domains`), wait for `/healthz`; return the process and URL.
+
+    The store is the SQLite file `store_dir/store_name` unless `store_url` names another; `env` adds
+    settings (`GROUNDSTATE_*`).
+    """
     store_dir.mkdir(parents=True, exist_ok=True)
     env = {
         **os.environ,
         "GROUNDSTATE_SANDBOX_URL": sandbox_url,
-        "GROUNDSTATE_STORE_URL": f"sqlite:///{store_dir}/{store_name}",
+        "GROUNDSTATE_STORE_URL": store_url or f"sqlite:///{store_dir}/{store_name}",
+        **(env or {}),
     }
     if domains is not None:
         env["GROUNDSTATE_DOMAINS"] = json.dumps(domains)
     command = [sys.executable, "-m", "groundstate", "serve", "--workers", str(workers)]
     return start_process(command, env, store_dir / "server.log")
+
+
+@contextmanager
+def private_databases(pg_url: str, prefix: str, count: int) -> Iterator[list[str]]:
+    """`count` new, empty databases on the PostgreSQL server of `pg_url` (loopback only), dropped after."""
+    if "127.0.0.1" not in pg_url and "localhost" not in pg_url:
+        raise ValueError(f"{pg_url}: benchmarks use a PostgreSQL server on loopback only")
+    tag = uuid.uuid4().hex[:8]
+    names = [f"{prefix}_{n}_{tag}" for n in range(count)]
+    base = pg_url.rsplit("/", 1)[0]
+    admin = create_engine(pg_url, isolation_level="AUTOCOMMIT")
+    try:
+        with admin.connect() as conn:
+            for name in names:
+                conn.execute(text(f"CREATE DATABASE {name}"))
+        yield [f"{base}/{name}" for name in names]
+    finally:
+        with admin.connect() as conn:
+            for name in names:
+                conn.execute(text(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
+        admin.dispose()
 
 
 def start_process(

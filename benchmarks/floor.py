@@ -8,13 +8,20 @@ clients, alternating round by round so the machine's load falls on both alike, r
 trajectories of the hotel, retail, travel and insurance test tasks (each cycled to 10 calls); every figure
 is printed as a ratio against the floor.
 
+Then scale-out: the throughput at concurrency 16 again, for 1, 2 and 4 workers (`--workers`) on SQLite
+sandboxes and store (a worker that did not serve an episode's last calls catches up by replaying them from
+the store) and on PostgreSQL sandboxes and store (any worker serves any request: no sticky sessions),
+each against the floor's throughput.
+
     python benchmarks/floor.py [--rounds 3] [--tasks-per-domain 6] [--episodes 160]
+                               [--workers 1,2,4] [--backends sqlite,postgresql]
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import itertools
 import json
 import os
@@ -33,7 +40,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import httpx
 from fastapi import FastAPI, status
 
-from benchmarks._serve import start_process, start_server, stop
+from benchmarks._serve import private_databases, start_process, start_server, stop
+from env_server.settings import DEFAULT_PG_URL
 from shared.client import AsyncGroundstateClient, GroundstateClient
 from shared.models import (
     EpisodeStarted,
@@ -50,6 +58,9 @@ DOMAINS = ("hotel", "retail", "travel", "insurance")
 TOOL_CALLS = 10
 #: Where the floor process finds the recorded answers it replays (a JSON file, see `record`).
 CANNED_ENV = "GROUNDSTATE_FLOOR_CANNED"
+PG_URL = os.environ.get("GROUNDSTATE_TEST_PG_URL", DEFAULT_PG_URL)
+#: Concurrent episodes of the throughput figures.
+CONCURRENCY = 16
 
 
 # -- the floor app -----------------------------------------------------------------------------------------
@@ -206,6 +217,33 @@ async def concurrent(url: str, episodes: list[Episode], count: int, concurrency:
         return count / (time.perf_counter() - start)
 
 
+def scale_out(
+    work_dir: Path, episodes: list[Episode], count: int, backend: str, workers: int
+) -> tuple[list[float], float]:
+    """Throughput at concurrency 16 of `groundstate serve` with `workers` workers on `backend`.
+
+    Returns two measured runs' episodes/s (after a warm-up run) and the load average at the start.
+    """
+    load = os.getloadavg()[0]
+    with contextlib.ExitStack() as stack:
+        if backend == "postgresql":  # store and sandboxes in fresh databases; pools sized to fit 100 clients
+            store_url, sandbox_url = stack.enter_context(private_databases(PG_URL, "gs_bench", 2))
+            env = {"GROUNDSTATE_DB_POOL_SIZE": "3"}
+        else:
+            store_url, sandbox_url, env = None, "sqlite://", {}
+        server, url = start_server(
+            work_dir,
+            store_name=f"store-{uuid.uuid4().hex[:6]}.db",
+            store_url=store_url,
+            sandbox_url=sandbox_url,
+            workers=workers,
+            env=env,
+        )
+        stack.callback(stop, server)
+        asyncio.run(concurrent(url, episodes, 2 * CONCURRENCY, CONCURRENCY))  # templates, slots, caches
+        return [asyncio.run(concurrent(url, episodes, count, CONCURRENCY)) for _ in range(2)], load
+
+
 # -- the report --------------------------------------------------------------------------------------------
 
 
@@ -235,6 +273,8 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3, help="alternating rounds over both servers")
     parser.add_argument("--tasks-per-domain", type=int, default=6)
     parser.add_argument("--episodes", type=int, default=160, help="episodes per round at concurrency 16")
+    parser.add_argument("--workers", default="1,2,4", help="worker counts of the scale-out rows")
+    parser.add_argument("--backends", default="sqlite,postgresql", help="backends of the scale-out rows")
     parser.add_argument("--port", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.port is not None:
@@ -256,13 +296,17 @@ def main() -> None:
             order = ("server", "floor") if n % 2 == 0 else ("floor", "server")
             for name in order:
                 sequential(targets[name], episodes, timings[name])
-                eps = asyncio.run(concurrent(targets[name], episodes, args.episodes, 16))
+                eps = asyncio.run(concurrent(targets[name], episodes, args.episodes, CONCURRENCY))
                 timings[name].throughput.append(eps)
     finally:
         stop(server)
         if floor is not None:
             stop(floor)
     load_after = os.getloadavg()
+    scaled = []
+    for backend in (b for b in args.backends.split(",") if b):
+        for workers in (int(w) for w in args.workers.split(",") if w):
+            scaled.append((backend, workers, *scale_out(work_dir, episodes, args.episodes, backend, workers)))
     print(
         f"{len(episodes)} test tasks ({', '.join(DOMAINS)}), gold calls cycled to {TOOL_CALLS} per episode; "
         f"{args.rounds} alternating rounds; medians; SQLite sandboxes, one worker"
@@ -271,6 +315,20 @@ def main() -> None:
     print(
         f"load average before {load_before[0]:.2f}, after {load_after[0]:.2f} (1 min; {os.cpu_count()} CPUs)"
     )
+    if scaled:
+        floor_eps = statistics.median(timings["floor"].throughput)
+        print(f"\nscale-out: episodes/s with {CONCURRENCY} at once (two runs after a warm-up), × the floor's")
+        print("| sandboxes + store | workers | episodes/s (runs) | × floor | × 1 worker | load at start |")
+        print("|---|---|---|---|---|---|")
+        one: dict[str, float] = {}
+        for backend, workers, runs, load in scaled:
+            eps = statistics.median(runs)
+            one.setdefault(backend, eps)
+            each = ", ".join(f"{r:.1f}" for r in runs)
+            print(
+                f"| {backend} | {workers} | {eps:.1f} ({each}) | {eps / floor_eps:.2f}× "
+                f"| {eps / one[backend]:.2f}× | {load:.2f} |"
+            )
 
 
 if __name__ == "__main__":

@@ -23,7 +23,6 @@ import statistics
 import sys
 import tempfile
 import time
-import uuid
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -34,6 +33,7 @@ from sqlalchemy import create_engine, text
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from benchmarks._serve import private_databases
 from benchmarks.topology import Topology, local_topology
 from env_server.settings import DEFAULT_PG_URL
 from shared.client import AsyncGroundstateClient, GroundstateClient
@@ -264,31 +264,18 @@ def main() -> None:
     signal.signal(signal.SIGTERM, signal.default_int_handler)
     if "127.0.0.1" not in args.pg_url and "localhost" not in args.pg_url:
         parser.error("--pg-url must be on loopback: the soak never leaves this machine")
-    tag = uuid.uuid4().hex[:8]
-    names = [f"gs_soak_store_{tag}", f"gs_soak_sandboxes_{tag}"]
-    base = args.pg_url.rsplit("/", 1)[0]
-    admin = create_engine(args.pg_url, isolation_level="AUTOCOMMIT")
-    with admin.connect() as conn:
-        for name in names:
-            conn.execute(text(f"CREATE DATABASE {name}"))
-    store_url, sandbox_url = (f"{base}/{n}" for n in names)
-    try:
-        with (
-            tempfile.TemporaryDirectory(prefix="gs-soak-") as run_dir,
-            local_topology(
-                store_url,
-                sandbox_url,
-                Path(run_dir),
-                workers=args.workers,
-                env={"GROUNDSTATE_API_KEY": API_KEY, "GROUNDSTATE_SANDBOX_IDLE_S": str(args.sandbox_idle_s)},
-            ) as topology,
-        ):
-            report = asyncio.run(soak(topology, args, store_url, sandbox_url))
-    finally:
-        with admin.connect() as conn:
-            for name in names:
-                conn.execute(text(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
-        admin.dispose()
+    with (
+        private_databases(args.pg_url, "gs_soak", 2) as (store_url, sandbox_url),
+        tempfile.TemporaryDirectory(prefix="gs-soak-") as run_dir,
+        local_topology(
+            store_url,
+            sandbox_url,
+            Path(run_dir),
+            workers=args.workers,
+            env={"GROUNDSTATE_API_KEY": API_KEY, "GROUNDSTATE_SANDBOX_IDLE_S": str(args.sandbox_idle_s)},
+        ) as topology,
+    ):
+        report = asyncio.run(soak(topology, args, store_url, sandbox_url))
     print(json.dumps(report, indent=2))
     if args.json:
         args.json.write_text(json.dumps(report, indent=2) + "\n")

@@ -77,6 +77,7 @@ def build_service(settings: Settings, registry: DomainRegistry | None = None) ->
         default_user=settings.default_user,
         max_live_sandboxes=settings.max_live_sandboxes,
         sandbox_idle_s=settings.sandbox_idle_s,
+        inline=settings.runs_inline,
     )
 
 

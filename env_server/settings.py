@@ -93,6 +93,13 @@ class Settings(BaseSettings):
         description="Threads each worker runs requests' blocking work on (tool calls, store writes); "
         "anyio's default is 40.",
     )
+    inline_calls: Literal["auto", "on", "off"] = Field(
+        default="auto",
+        description="Run an episode's calls on the event loop instead of a worker thread when they only "
+        "compute: a held in-process sandbox, no simulated user or judge to wait on (falling back to a thread "
+        "otherwise). `auto` does so when both the sandboxes and the store are SQLite, whose calls never "
+        "wait on a network; `off` always hops to a thread.",
+    )
     sandbox_idle_s: float = Field(
         default=1800.0, gt=0, description="Sandboxes unused this long are evicted (see max_live_sandboxes)."
     )
@@ -131,6 +138,13 @@ class Settings(BaseSettings):
             f"GROUNDSTATE_{name.upper()}": value if isinstance(value, str) else json.dumps(value)
             for name, value in values.items()
         }
+
+    @property
+    def runs_inline(self) -> bool:
+        """Whether calls that only compute run on the event loop (`inline_calls`; `auto`: all on SQLite)."""
+        if self.inline_calls == "auto":
+            return self.sandbox_url.startswith("sqlite") and self.store_url.startswith("sqlite")
+        return self.inline_calls == "on"
 
     @model_validator(mode="after")
     def _default_replica_id(self) -> Self:

@@ -1,13 +1,20 @@
 """`/v1/episodes`: start an episode, call tools, talk to the simulated user, score, inspect, dispose.
 
 The handlers are `async` and hand the (blocking) episode service to the thread pool themselves: one thread
-hop per request, where a plain `def` handler costs two (FastAPI validates its result in another).
+hop per request, where a plain `def` handler costs two (FastAPI validates its result in another). In inline
+mode (`GROUNDSTATE_INLINE_CALLS`) a call that only computes runs on the event loop instead, with no hop at
+all: on SQLite a call is CPU work under the GIL either way, and the hop, with many threads contending for
+the GIL, cost more than a third of the server's throughput (`benchmarks/floor.py`).
 """
+
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from fastapi import APIRouter, Response, status
 from starlette.concurrency import run_in_threadpool
 
 from env_server.api.deps import EpisodesDep
+from env_server.episodes.service import EpisodeService
 from shared.models import (
     EpisodeInfo,
     EpisodeStarted,
@@ -20,40 +27,58 @@ from shared.models import (
 )
 
 router = APIRouter(prefix="/v1/episodes", tags=["episodes"])
+T = TypeVar("T")
+
+
+async def _served(
+    episodes: EpisodeService,
+    episode_id: str,
+    call: Callable[..., T],
+    *args: Any,
+    talks: bool = False,
+    scores: bool = False,
+) -> T:
+    """Run an episode's call here when the service says it only computes, else in a worker thread."""
+    with episodes.claim(episode_id, talks=talks, scores=scores) as here:
+        if here:
+            return call(episode_id, *args)
+    return await run_in_threadpool(call, episode_id, *args)
 
 
 @router.post("", operation_id="episodes-start", status_code=status.HTTP_201_CREATED)
 async def start_episode(body: StartEpisodeRequest, episodes: EpisodesDep) -> EpisodeStarted:
     """Start an episode: a fresh sandbox of the task, the policy, the tools and the user's first message."""
+    if episodes.starts_inline(body):
+        return episodes.start(body)
     return await run_in_threadpool(episodes.start, body)
 
 
 @router.post("/{episode_id}/tool_calls", operation_id="episodes-tool-call")
 async def call_tool(episode_id: str, body: ToolCallRequest, episodes: EpisodesDep) -> ToolCallResult:
     """Execute one tool in the episode's sandbox. A business refusal comes back as `error`, with HTTP 200."""
-    return await run_in_threadpool(episodes.call_tool, episode_id, body)
+    return await _served(episodes, episode_id, episodes.call_tool, body)
 
 
 @router.post("/{episode_id}/messages", operation_id="episodes-message")
 async def send_message(episode_id: str, body: MessageRequest, episodes: EpisodesDep) -> UserReply:
     """Send an assistant message to the simulated user and get the reply."""
-    return await run_in_threadpool(episodes.message, episode_id, body)
+    return await _served(episodes, episode_id, episodes.message, body, talks=True)
 
 
 @router.post("/{episode_id}/score", operation_id="episodes-score")
 async def score_episode(episode_id: str, episodes: EpisodesDep) -> ScoreResult:
     """End and score the episode (idempotent: scoring again returns the same result)."""
-    return await run_in_threadpool(episodes.score, episode_id)
+    return await _served(episodes, episode_id, episodes.score, scores=True)
 
 
 @router.get("/{episode_id}", operation_id="episodes-get")
 async def get_episode(episode_id: str, episodes: EpisodesDep) -> EpisodeInfo:
     """The episode's events, state diff so far, and score."""
-    return await run_in_threadpool(episodes.info, episode_id)
+    return await _served(episodes, episode_id, episodes.info)
 
 
 @router.delete("/{episode_id}", operation_id="episodes-dispose", status_code=status.HTTP_204_NO_CONTENT)
 async def dispose_episode(episode_id: str, episodes: EpisodesDep) -> Response:
     """Dispose of the episode's sandbox."""
-    await run_in_threadpool(episodes.dispose, episode_id)
+    await _served(episodes, episode_id, episodes.dispose)
     return Response(status_code=status.HTTP_204_NO_CONTENT)

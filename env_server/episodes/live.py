@@ -48,6 +48,11 @@ class LiveSandboxes:
             self._held.move_to_end(episode_id)
             return held[0]
 
+    def peek(self, episode_id: str) -> Sandbox | None:
+        """The episode's sandbox if held, without marking it used."""
+        held = self._held.get(episode_id)
+        return None if held is None else held[0]
+
     def put(self, episode_id: str, sandbox: Sandbox) -> None:
         """Hold a sandbox (most recently used)."""
         with self._guard:

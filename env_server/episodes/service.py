@@ -10,7 +10,8 @@ from __future__ import annotations
 import threading
 import uuid
 import weakref
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from typing import Any
 
 from env_server.domain import Domain
@@ -59,6 +60,7 @@ class EpisodeService:
         default_user: str = "scripted",
         max_live_sandboxes: int = 2000,
         sandbox_idle_s: float = 1800.0,
+        inline: bool = False,
     ) -> None:
         self.registry = registry
         self.sandboxes = sandboxes
@@ -66,10 +68,49 @@ class EpisodeService:
         self.scorer = scorer
         self.users = dict(users)
         self.default_user = default_user
+        #: Whether calls that only compute may run on the caller's thread (the event loop): see `claim`.
+        self.inline = inline
         self._live = LiveSandboxes(max_live_sandboxes, sandbox_idle_s)
         # One lock per episode orders its calls; weak values drop a lock once no call holds or waits on it.
-        self._locks: weakref.WeakValueDictionary[str, threading.Lock] = weakref.WeakValueDictionary()
+        # Re-entrant: `claim` takes it on the caller's thread before the call itself takes it again.
+        self._locks: weakref.WeakValueDictionary[str, threading.RLock] = weakref.WeakValueDictionary()
         self._guard = threading.Lock()
+
+    # -- where a call runs -----------------------------------------------------------------------------------
+
+    def starts_inline(self, request: StartEpisodeRequest) -> bool:
+        """Whether starting this episode only computes (see `claim`).
+
+        That is: inline mode, a user that waits on nothing, and a template ready to copy (a domain's first
+        seed build takes a second or more: that goes to a thread).
+        """
+        user = self.users.get(request.user or self.default_user)
+        if not self.inline or user is None or user.waits:
+            return False
+        task = self.registry.task(request.task_id)
+        return self.sandboxes.is_warm(template_of(task, self.registry.domain(task.domain)))
+
+    @contextmanager
+    def claim(self, episode_id: str, *, talks: bool = False, scores: bool = False) -> Iterator[bool]:
+        """Whether the episode's next call may run right here, on the caller's thread, holding its lock.
+
+        Yes only in inline mode, for a call that waits on nothing: the episode's lock is free now (a call
+        of it running in a thread, such as a slow LLM reply, is never waited for here), this process holds
+        its sandbox (no replay to wait through), and no simulated user (`talks`) or judge (`scores`) on
+        a network is involved. Otherwise the caller hands the call to a worker thread.
+        """
+        waits = (talks and any(u.waits for u in self.users.values())) or (scores and self.scorer.judge)
+        if not self.inline or waits or self._live.peek(episode_id) is None:
+            yield False
+            return
+        lock = self._lock(episode_id)
+        if not lock.acquire(blocking=False):
+            yield False
+            return
+        try:
+            yield True
+        finally:
+            lock.release()
 
     # -- lifecycle -------------------------------------------------------------------------------------------
 
@@ -230,11 +271,11 @@ class EpisodeService:
                 f"simulated user '{kind}' is not configured on this server (available: {known})", field="user"
             ) from None
 
-    def _lock(self, episode_id: str) -> threading.Lock:
+    def _lock(self, episode_id: str) -> threading.RLock:
         with self._guard:
             lock = self._locks.get(episode_id)
             if lock is None:
-                lock = self._locks[episode_id] = threading.Lock()
+                lock = self._locks[episode_id] = threading.RLock()
             return lock
 
     def _record(self, episode_id: str) -> EpisodeRecord:
@@ -287,6 +328,8 @@ class EpisodeService:
         Several workers on SQLite each hold their own copy of an episode's sandbox: a call another worker
         served is in the store but not in this copy. A replayed call must give what it gave then.
         """
+        if sandbox.applied_seq and self.store.last_seq(record.id) <= sandbox.applied_seq:
+            return  # up to date: the common case, for one cheap statement instead of reading events
         events = self.store.events(record.id, after=sandbox.applied_seq)
         if not events:
             return

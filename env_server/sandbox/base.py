@@ -135,6 +135,10 @@ class SandboxEngine(ABC):
         (to dispose of it).
         """
 
+    def is_warm(self, template: Template) -> bool:
+        """Whether a sandbox of `template` can be made without building anything first (a seed, a patch)."""
+        return False
+
     @abstractmethod
     def initial_snapshot(self, template: Template) -> Snapshot:
         """The template's own state, cached: the baseline every diff is taken against."""

@@ -182,6 +182,10 @@ class SQLiteSandboxEngine(SandboxEngine):
         finally:
             sandbox.dispose()
 
+    def is_warm(self, template: Template) -> bool:
+        """See `SandboxEngine.is_warm`: the template's image is cached."""
+        return template.key in self._templates
+
     def create(self, sandbox_id: str, template: Template) -> SQLiteSandbox:
         """See `SandboxEngine.create`."""
         data = self._template(template).data

@@ -34,6 +34,8 @@ class SimulatedUser(ABC):
     model: str = ""
     #: Version of the prompt (or script semantics), recorded with every episode and score.
     prompt_version: str = ""
+    #: Whether its turns wait on a network (an LLM endpoint): then they never run on the event loop.
+    waits: bool = False
 
     def close(self) -> None:  # noqa: B027 - optional hook
         """Release the user's connections (called when the server stops)."""

@@ -30,6 +30,7 @@ class LLMUser(SimulatedUser):
 
     kind = "llm"
     prompt_version = PROMPT_VERSION
+    waits = True
 
     def __init__(self, endpoint: LLMEndpoint, *, max_user_turns: int = 12) -> None:
         """Configure the user (no request is made yet).
