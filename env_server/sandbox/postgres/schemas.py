@@ -88,6 +88,40 @@ class SchemaBuilder:
         """SQL replacing every row of slot `target` with those of `source`, triggers off."""
         return self._script("fill", domain, target, source)
 
+    def restore_script(self, domain: Domain, target: str, source: str, changed: set[str]) -> str:
+        """SQL putting back, in slot `target`, the rows its change log names, as `source` has them.
+
+        A slot still holding an earlier episode of the same template differs from it only in those rows
+        (every write of a tool is logged), so restoring them costs what the episode changed, where the full
+        refill copies every row. A row is matched by its logged key: the same `json_build_array(...)::text`
+        the triggers write. The ID counters are copied whole, and the change log is emptied.
+        """
+        logged = f'SELECT pk FROM "{target}"._gs_changes WHERE table_name = '
+        tables = [t for t in domain.metadata.sorted_tables if t.name in changed]
+        internal = [t for t in internal_metadata.sorted_tables if t.name != changelog.changes_table.name]
+
+        def key(table: Table) -> str:
+            columns = ", ".join(f'"{c.name}"' for c in table.primary_key.columns)
+            return f"json_build_array({columns})::text"
+
+        statements = [
+            "SET LOCAL session_replication_role = replica",
+            f"SET LOCAL {changelog.COPYING_SETTING} = 'on'",
+            # replica mode: no foreign-key or change-log triggers, so the order of tables does not matter
+            *(f'DELETE FROM "{target}"."{t.name}" WHERE {key(t)} IN ({logged}\'{t.name}\')' for t in tables),
+            *(
+                f'INSERT INTO "{target}"."{t.name}" SELECT * FROM "{source}"."{t.name}" '
+                f"WHERE {key(t)} IN ({logged}'{t.name}')"
+                for t in tables
+            ),
+            *(f'DELETE FROM "{target}"."{t.name}"' for t in internal),
+            *(f'INSERT INTO "{target}"."{t.name}" SELECT * FROM "{source}"."{t.name}"' for t in internal),
+            f'DELETE FROM "{target}"._gs_changes',
+            f"SET LOCAL {changelog.COPYING_SETTING} = 'off'",
+            "SET LOCAL session_replication_role = origin",
+        ]
+        return ";\n".join(statements)
+
     def _script(self, kind: str, domain: Domain, target: str, source: str = "") -> str:
         key = f"{kind}:{domain.name}"
         if key not in self._scripts:

@@ -28,6 +28,26 @@ VACUUM_EVERY = 16
 REGISTRY_VACUUM_EVERY = 128
 
 
+#: Claim a free slot of pool `:p` for episode `:e`, one last filled from template `:src` first; returns its
+#: schema and the template it holds. One UPDATE around the locking subquery, so the statement takes the
+#: registry's row-exclusive lock before the subquery's weaker one (the other order can deadlock).
+_CLAIM = text(
+    f"UPDATE {REGISTRY} SET episode_id = :e, claimed_at = now() WHERE schema = (SELECT schema FROM "
+    f"{REGISTRY} WHERE pool = :p AND episode_id IS NULL ORDER BY filled_from IS NOT DISTINCT FROM :src "
+    "DESC LIMIT 1 FOR UPDATE SKIP LOCKED) RETURNING schema, filled_from"
+)
+_FILLED = text(f"UPDATE {REGISTRY} SET filled_from = :src WHERE schema = :s")
+#: Whether the registry exists with every column the current code uses.
+_REGISTRY_COMPLETE = text(
+    "SELECT EXISTS (SELECT 1 FROM information_schema.columns WHERE table_schema = '{}' "
+    "AND table_name = '{}' AND column_name = 'filled_from')".format(*REGISTRY.split("."))
+)
+_REGISTER = text(
+    f"INSERT INTO {REGISTRY} (schema, pool, episode_id, claimed_at, filled_from) "
+    "VALUES (:s, :p, :e, now(), :src)"
+)
+
+
 class HeldSlot(NamedTuple):
     """The slot an episode holds and the pool (domain version) it was claimed from."""
 
@@ -52,6 +72,12 @@ class SlotPool:
             return
         with self.engine.begin() as conn:
             conn.execute(text("SELECT pg_advisory_xact_lock(hashtext('gs_sandboxes'))"))
+            # complete already: no DDL, whose ACCESS EXCLUSIVE lock would queue (and deadlock) other
+            # workers' claims behind it
+            if conn.scalar(_REGISTRY_COMPLETE):
+                with self._lock:
+                    self._registry_ready = True
+                return
             conn.exec_driver_sql(
                 f"CREATE TABLE IF NOT EXISTS {REGISTRY} (schema text PRIMARY KEY, pool text NOT NULL, "
                 "episode_id text UNIQUE, uses integer NOT NULL DEFAULT 0)"
@@ -62,32 +88,35 @@ class SlotPool:
             )
             # When the holder claimed it: lets `prune` drop slots whose episode was never disposed of.
             conn.exec_driver_sql(f"ALTER TABLE {REGISTRY} ADD COLUMN IF NOT EXISTS claimed_at timestamptz")
+            # The template schema the slot was last filled from: its next episode of that template only
+            # needs the rows the last one changed put back (`SchemaBuilder.restore_script`).
+            conn.exec_driver_sql(f"ALTER TABLE {REGISTRY} ADD COLUMN IF NOT EXISTS filled_from text")
         with self._lock:
             self._registry_ready = True
 
     def claim(self, sandbox_id: str, template: Template) -> str:
-        """A slot for episode `sandbox_id` (a free one of the domain's pool, or a new one), refilled."""
+        """A slot for episode `sandbox_id` (a free one of the domain's pool, or a new one), refilled.
+
+        A free slot last filled from the same template is preferred: it is restored by putting back only
+        the rows its last episode changed. Any other slot is refilled whole.
+        """
         source = self.schemas.template(template)
         self.ensure_registry()
+        pool = slot_pool(template.domain)
         with self.engine.begin() as conn:
-            schema = conn.scalar(
-                text(
-                    f"UPDATE {REGISTRY} SET episode_id = :e, claimed_at = now() "
-                    f"WHERE schema = (SELECT schema FROM {REGISTRY} "
-                    "WHERE pool = :p AND episode_id IS NULL LIMIT 1 FOR UPDATE SKIP LOCKED) RETURNING schema"
-                ),
-                {"e": sandbox_id, "p": slot_pool(template.domain)},
-            )
-            if schema is None:
+            row = conn.execute(_CLAIM, {"e": sandbox_id, "p": pool, "src": source}).first()
+            if row is None:
                 schema = f"gs_s_{uuid.uuid4().hex}"
                 conn.exec_driver_sql(self.schemas.slot_script(template.domain, schema))
-                conn.execute(
-                    text(
-                        f"INSERT INTO {REGISTRY} (schema, pool, episode_id, claimed_at) "
-                        "VALUES (:s, :p, :e, now())"
-                    ),
-                    {"s": schema, "p": slot_pool(template.domain), "e": sandbox_id},
-                )
+                conn.execute(_REGISTER, {"s": schema, "p": pool, "e": sandbox_id, "src": source})
+            elif row.filled_from == source:
+                schema = row.schema
+                changed = set(conn.scalars(text(f'SELECT DISTINCT table_name FROM "{schema}"._gs_changes')))
+                conn.exec_driver_sql(self.schemas.restore_script(template.domain, schema, source, changed))
+                return str(schema)
+            else:
+                schema = row.schema
+                conn.execute(_FILLED, {"src": source, "s": schema})
             conn.exec_driver_sql(self.schemas.fill_script(template.domain, schema, source))
         return str(schema)
 

@@ -8,7 +8,9 @@ import pytest
 from sqlalchemy import text
 from typer.testing import CliRunner
 
+from env_server.execution import run_tool
 from env_server.sandbox.postgres import PostgresSandboxEngine, slots
+from env_server.sandbox.postgres.sandbox import PostgresSandbox
 from env_server.sandbox.template import Template
 from groundstate.cli import app
 from tests.toy_domain import domain as toy_domain
@@ -114,3 +116,44 @@ def test_prune_command_reports_and_drops_orphaned_slots(fresh_pg_url: str, toy_s
     assert done.exit_code == 0, done.output
     said = " ".join(done.output.split())
     assert "1 orphaned slots" in said and "0 held by episodes" in said
+
+
+def _row_versions(engine: PostgresSandboxEngine, schema: str) -> dict[str, tuple[str, str]]:
+    """Each account row's physical version (ctid, xmin) by id: a row that was rewritten gets a new one."""
+    with engine.engine.connect() as conn:
+        query = f'SELECT id, ctid::text, xmin::text FROM "{schema}".accounts'
+        return {str(r[0]): (str(r[1]), str(r[2])) for r in conn.execute(text(query))}
+
+
+def test_a_slot_reused_for_the_same_template_gets_back_exactly_the_template(fresh_pg_url: str) -> None:
+    engine = PostgresSandboxEngine(fresh_pg_url)
+    template = Template(domain=toy_domain, patch={"accounts": [{"id": "AC-0001", "balance_cents": 777}]})
+    tools = toy_domain.tools_by_name
+    try:
+        source = engine.schemas.template(template)
+        reference = PostgresSandbox("template", template, engine.engine, source).snapshot()
+        first = engine.create("first", template)
+        # updates and inserts (a transfer row, ID counters): rows the next episode must not see
+        for name, args in (
+            ("set_balance", {"account_id": "AC-0003", "balance_cents": 1}),
+            ("transfer", {"source_id": "AC-0001", "target_id": "AC-0002", "amount_cents": 700}),
+            ("freeze_account", {"account_id": "AC-0004"}),
+        ):
+            assert run_tool(first, tools, name, args).error is None
+        assert first.snapshot() != reference
+        changed = {"AC-0001", "AC-0002", "AC-0003", "AC-0004"}
+        before = {k: v for k, v in _row_versions(engine, first.schema).items() if k not in changed}
+        assert len(before) > 10
+        first.dispose()
+
+        second = engine.create("second", template)
+        assert second.schema == first.schema  # the same slot, claimed again for the same template
+        assert second.snapshot() == reference  # holds exactly the template's rows and ID counters
+        assert second.changed_rows() == engine.create("third", template).changed_rows()  # nothing logged
+        # ... having rewritten only what the first episode changed (a full refill rewrites every row)
+        after = _row_versions(engine, second.schema)
+        assert {k: v for k, v in after.items() if k not in changed} == before
+        again = {"source_id": "AC-0001", "target_id": "AC-0002", "amount_cents": 5}
+        assert run_tool(second, tools, "transfer", again).output == "TR-90001"  # the counters are back
+    finally:
+        engine.close()
