@@ -12,6 +12,7 @@ from typing import Any, cast
 
 from sqlalchemy import (
     JSON,
+    Connection,
     DateTime,
     Engine,
     String,
@@ -78,6 +79,18 @@ _EVENTS = cast(Table, EventRecord.__table__)
 #: The episode row by id: a Core select, about a quarter of an ORM `Session.get` on every request.
 _EPISODE = select(_EPISODES).where(_EPISODES.c.id == bindparam("episode_id"))
 #: The last sequence number of an episode's events (0 for none).
+_SCORES = cast(Table, ScoreRecord.__table__)
+_EVENTS_AFTER = (
+    select(_EVENTS.c.seq, _EVENTS.c.created_at, _EVENTS.c.kind, _EVENTS.c.payload)
+    .where(_EVENTS.c.episode_id == bindparam("episode_id"), _EVENTS.c.seq > bindparam("after"))
+    .order_by(_EVENTS.c.seq)
+)
+_SCORE = select(_SCORES.c.result).where(_SCORES.c.episode_id == bindparam("episode_id"))
+_FINISH = (
+    update(_EPISODES)
+    .where(_EPISODES.c.id == bindparam("episode_id"))
+    .values(status="finished", finished_at=bindparam("finished_at"))
+)
 _LAST_SEQ = select(func.coalesce(func.max(_EVENTS.c.seq), 0)).where(
     _EVENTS.c.episode_id == bindparam("episode_id")
 )
@@ -96,10 +109,10 @@ class Store:
         self._postgres = engine.dialect.name == "postgresql"
 
     @contextmanager
-    def _writing(self) -> Iterator[Session]:
-        """A write transaction, committed on exit."""
-        with self._write_lock or nullcontext(), self._sessions.begin() as s:
-            yield s
+    def _writing(self) -> Iterator[Connection]:
+        """A write transaction, committed on exit (Core: an ORM session's set-up costs as much as a write)."""
+        with self._write_lock or nullcontext(), self.engine.begin() as conn:
+            yield conn
 
     def session(self) -> Session:
         """A new session (callers use it as a context manager)."""
@@ -108,17 +121,19 @@ class Store:
     def create_episode(self, record: EpisodeRecord, first_event: Event) -> None:
         """Insert the episode and its first event in one transaction."""
         record.created_at = _now()
-        with self._writing() as s:
-            s.add(record)
-            s.flush()
-            s.add(
-                EventRecord(
-                    episode_id=record.id,
-                    seq=1,
-                    kind=first_event.kind,
-                    payload=first_event.payload(),
-                    created_at=record.created_at,
-                )
+        # unset attributes are left out, so the columns' defaults apply as they would in the ORM
+        row = {c.key: v for c in _EPISODES.columns if (v := getattr(record, c.key)) is not None}
+        with self._writing() as conn:
+            conn.execute(insert(_EPISODES), row)
+            conn.execute(
+                insert(_EVENTS),
+                {
+                    "episode_id": record.id,
+                    "seq": 1,
+                    "kind": first_event.kind,
+                    "payload": first_event.payload(),
+                    "created_at": record.created_at,
+                },
             )
 
     def episode(self, episode_id: str, *, include_disposed: bool = False) -> EpisodeRecord | None:
@@ -187,8 +202,8 @@ class Store:
             "created_at": _now(),
         }
         for attempt in range(20):
-            try:  # a Core transaction: an ORM session's set-up costs as much as the statement here
-                with self._write_lock or nullcontext(), self.engine.begin() as conn:
+            try:
+                with self._writing() as conn:
                     if self._postgres:
                         conn.execute(_EPISODE_LOCK, {"episode_id": episode_id})
                     seq = conn.execute(_APPEND, values).scalar_one()
@@ -205,38 +220,35 @@ class Store:
 
     def events(self, episode_id: str, after: int = 0) -> list[LoggedEvent]:
         """The episode's events in order (those after sequence number `after`)."""
-        query = (
-            select(EventRecord)
-            .where(EventRecord.episode_id == episode_id, EventRecord.seq > after)
-            .order_by(EventRecord.seq)
-        )
-        with self._sessions() as s:
+        with self.engine.connect() as conn:
+            rows = conn.execute(_EVENTS_AFTER, {"episode_id": episode_id, "after": after})
             return [
                 LoggedEvent(seq=r.seq, created_at=r.created_at, event=parse_event(r.kind, r.payload))
-                for r in s.scalars(query)
+                for r in rows
             ]
 
     def update_episode(self, episode_id: str, **values: Any) -> None:
         """Set columns of the episode row."""
-        with self._writing() as s:
-            s.execute(update(EpisodeRecord).where(EpisodeRecord.id == episode_id).values(**values))
+        with self._writing() as conn:
+            conn.execute(update(_EPISODES).where(_EPISODES.c.id == episode_id).values(**values))
 
     def save_score(
         self, episode_id: str, status: str, reward: int | None, result: dict[str, Any]
     ) -> dict[str, Any]:
         """Record the score once; a second call returns the first score unchanged (idempotence)."""
         try:
-            with self._writing() as s:
-                s.add(
-                    ScoreRecord(
-                        episode_id=episode_id, status=status, reward=reward, result=result, created_at=_now()
-                    )
+            with self._writing() as conn:
+                conn.execute(
+                    insert(_SCORES),
+                    {
+                        "episode_id": episode_id,
+                        "status": status,
+                        "reward": reward,
+                        "result": result,
+                        "created_at": _now(),
+                    },
                 )
-                s.execute(
-                    update(EpisodeRecord)
-                    .where(EpisodeRecord.id == episode_id)
-                    .values(status="finished", finished_at=_now())
-                )
+                conn.execute(_FINISH, {"episode_id": episode_id, "finished_at": _now()})
             return result
         except IntegrityError:
             existing = self.score(episode_id)
@@ -246,6 +258,6 @@ class Store:
 
     def score(self, episode_id: str) -> dict[str, Any] | None:
         """The saved score, if any."""
-        with self._sessions() as s:
-            record = s.get(ScoreRecord, episode_id)
-            return None if record is None else record.result
+        with self.engine.connect() as conn:
+            result = conn.execute(_SCORE, {"episode_id": episode_id}).scalar_one_or_none()
+        return cast(dict[str, Any] | None, result)
