@@ -13,7 +13,7 @@ export CMAKE_ARGS ?= -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=O
 OPENENV_VENV  ?= .venv-openenv
 OPENENV_STAMP := $(OPENENV_VENV)/.installed
 
-.PHONY: install openenv-client run test test-fast lint validate validate-pg bench bench-floor bench-wave soak clean
+.PHONY: install openenv-client run test test-fast lint validate validate-pg bench bench-floor bench-wave bench-server soak clean
 
 $(PY):
 	python3 -m venv $(VENV)
@@ -61,16 +61,25 @@ test: install lint openenv-client
 	GROUNDSTATE_OPENENV_PYTHON=$(OPENENV_VENV)/bin/python $(PY) -m pytest -q
 	$(MAKE) --no-print-directory validate validate-pg
 
+# issue #12's figures, each against the floor of the stack, in under 5 minutes on an idle 2-core machine
 bench: install
-	$(PY) benchmarks/episode_overhead.py
+	$(PY) benchmarks/floor.py
+	$(PY) benchmarks/wave.py --workers 1,2
+	$(PY) benchmarks/server_time.py --backends sqlite
 
-# the server against a no-op app with its routes, in the same run: every figure as a ratio (about 2 minutes)
+# the server against a no-op app with its routes, in the same run, then 1, 2, 4 workers on SQLite and
+# PostgreSQL: every figure as a ratio (about 2.5 minutes)
 bench-floor: install
 	$(PY) benchmarks/floor.py
 
-# 144 episodes at once, 20 gold calls each, then score; 1, 2 and 4 workers (about 10 minutes today)
+# 144 episodes at once, 20 gold calls each, then score; 1, 2 and 4 workers, SQLite then PostgreSQL (~6 min)
 bench-wave: install
 	$(PY) benchmarks/wave.py
+	$(PY) benchmarks/wave.py --backend postgresql
+
+# the server's own work per episode, in process, for every read tool (about 1 minute)
+bench-server: install
+	$(PY) benchmarks/server_time.py
 
 # 10 minutes, 144 concurrent episodes through deploy/run-local.sh (HAProxy + 3 replicas; needs haproxy, curl)
 soak: install

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import subprocess
@@ -15,6 +16,7 @@ from pathlib import Path
 import httpx
 from sqlalchemy import create_engine, text
 
+from env_server.settings import DEFAULT_PG_URL
 from tests.live_server import free_port
 
 
@@ -44,6 +46,34 @@ def start_server(
         env["GROUNDSTATE_DOMAINS"] = json.dumps(domains)
     command = [sys.executable, "-m", "groundstate", "serve", "--workers", str(workers)]
     return start_process(command, env, store_dir / "server.log")
+
+
+@contextmanager
+def serving(work_dir: Path, backend: str, workers: int = 1) -> Iterator[str]:
+    """`groundstate serve` with `workers` workers, its sandboxes and store on `backend`; yields its URL.
+
+    SQLite: in-memory sandboxes and a new store file in `work_dir`. PostgreSQL (`GROUNDSTATE_TEST_PG_URL`):
+    sandboxes and store in two new databases, dropped afterwards, with pools sized so that four workers
+    stay within a stock `max_connections` of 100.
+    """
+    with contextlib.ExitStack() as stack:
+        if backend == "postgresql":
+            pg_url = os.environ.get("GROUNDSTATE_TEST_PG_URL", DEFAULT_PG_URL)
+            store_url, sandbox_url = stack.enter_context(private_databases(pg_url, "gs_bench", 2))
+            env = {"GROUNDSTATE_DB_POOL_SIZE": "3"}
+        elif backend == "sqlite":
+            store_url, sandbox_url, env = (
+                f"sqlite:///{work_dir}/store-{uuid.uuid4().hex[:6]}.db",
+                "sqlite://",
+                {},
+            )
+        else:
+            raise ValueError(f"unknown backend {backend!r} (sqlite or postgresql)")
+        proc, url = start_server(
+            work_dir, store_url=store_url, sandbox_url=sandbox_url, workers=workers, env=env
+        )
+        stack.callback(stop, proc)
+        yield url
 
 
 @contextmanager

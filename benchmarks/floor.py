@@ -14,14 +14,13 @@ the store) and on PostgreSQL sandboxes and store (any worker serves any request:
 each against the floor's throughput.
 
     python benchmarks/floor.py [--rounds 3] [--tasks-per-domain 6] [--episodes 160]
-                               [--workers 1,2,4] [--backends sqlite,postgresql]
+                               [--workers 1,2,4] [--backends sqlite,postgresql] [--scale-episodes 96]
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import itertools
 import json
 import os
@@ -40,8 +39,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import httpx
 from fastapi import FastAPI, status
 
-from benchmarks._serve import private_databases, start_process, start_server, stop
-from env_server.settings import DEFAULT_PG_URL
+from benchmarks._serve import serving, start_process, start_server, stop
 from shared.client import AsyncGroundstateClient, GroundstateClient
 from shared.models import (
     EpisodeStarted,
@@ -58,7 +56,6 @@ DOMAINS = ("hotel", "retail", "travel", "insurance")
 TOOL_CALLS = 10
 #: Where the floor process finds the recorded answers it replays (a JSON file, see `record`).
 CANNED_ENV = "GROUNDSTATE_FLOOR_CANNED"
-PG_URL = os.environ.get("GROUNDSTATE_TEST_PG_URL", DEFAULT_PG_URL)
 #: Concurrent episodes of the throughput figures.
 CONCURRENCY = 16
 
@@ -225,21 +222,7 @@ def scale_out(
     Returns two measured runs' episodes/s (after a warm-up run) and the load average at the start.
     """
     load = os.getloadavg()[0]
-    with contextlib.ExitStack() as stack:
-        if backend == "postgresql":  # store and sandboxes in fresh databases; pools sized to fit 100 clients
-            store_url, sandbox_url = stack.enter_context(private_databases(PG_URL, "gs_bench", 2))
-            env = {"GROUNDSTATE_DB_POOL_SIZE": "3"}
-        else:
-            store_url, sandbox_url, env = None, "sqlite://", {}
-        server, url = start_server(
-            work_dir,
-            store_name=f"store-{uuid.uuid4().hex[:6]}.db",
-            store_url=store_url,
-            sandbox_url=sandbox_url,
-            workers=workers,
-            env=env,
-        )
-        stack.callback(stop, server)
+    with serving(work_dir, backend, workers) as url:
         asyncio.run(concurrent(url, episodes, 2 * CONCURRENCY, CONCURRENCY))  # templates, slots, caches
         return [asyncio.run(concurrent(url, episodes, count, CONCURRENCY)) for _ in range(2)], load
 
@@ -274,6 +257,7 @@ def main() -> None:
     parser.add_argument("--tasks-per-domain", type=int, default=6)
     parser.add_argument("--episodes", type=int, default=160, help="episodes per round at concurrency 16")
     parser.add_argument("--workers", default="1,2,4", help="worker counts of the scale-out rows")
+    parser.add_argument("--scale-episodes", type=int, default=96, help="episodes per scale-out run")
     parser.add_argument("--backends", default="sqlite,postgresql", help="backends of the scale-out rows")
     parser.add_argument("--port", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -306,7 +290,9 @@ def main() -> None:
     scaled = []
     for backend in (b for b in args.backends.split(",") if b):
         for workers in (int(w) for w in args.workers.split(",") if w):
-            scaled.append((backend, workers, *scale_out(work_dir, episodes, args.episodes, backend, workers)))
+            scaled.append(
+                (backend, workers, *scale_out(work_dir, episodes, args.scale_episodes, backend, workers))
+            )
     print(
         f"{len(episodes)} test tasks ({', '.join(DOMAINS)}), gold calls cycled to {TOOL_CALLS} per episode; "
         f"{args.rounds} alternating rounds; medians; SQLite sandboxes, one worker"

@@ -13,7 +13,7 @@ Each episode's score is compared with the same calls played alone beforehand: a 
 score is reported, not averaged away.
 
     python benchmarks/wave.py [--episodes 144] [--calls 20] [--workers 1,2,4] [--waves 2]
-                              [--clients ours,httpx,aiohttp]
+                              [--clients ours,httpx,aiohttp] [--backend sqlite|postgresql]
 """
 
 from __future__ import annotations
@@ -25,7 +25,6 @@ import os
 import statistics
 import sys
 import time
-import uuid
 from contextlib import AsyncExitStack
 from pathlib import Path
 from typing import Any, Protocol
@@ -35,7 +34,7 @@ import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks._serve import start_server, stop
+from benchmarks._serve import serving, stop
 from benchmarks.floor import Episode, record, start_floor
 from shared.client import AsyncGroundstateClient, GroundstateClient
 from shared.errors import ApiError, TransportError
@@ -179,8 +178,14 @@ def main() -> None:
     parser.add_argument("--waves", type=int, default=2, help="waves per server (the first warms up)")
     parser.add_argument(
         "--clients",
-        default="ours,httpx,aiohttp",
+        default="ours",
         help="clients to drive the floor and the first server with (ours = AsyncGroundstateClient as is)",
+    )
+    parser.add_argument(
+        "--backend",
+        default="sqlite",
+        choices=["sqlite", "postgresql"],
+        help="sandboxes and store: SQLite, or PostgreSQL (new databases, any worker serves any request)",
     )
     args = parser.parse_args()
     clients = [c for c in args.clients.split(",") if c]
@@ -194,8 +199,8 @@ def main() -> None:
     reference: dict[str, tuple[Any, ...]] = {}
     floor_wall: float | None = None
     print(
-        f"wave = {args.episodes} episodes at once, {args.calls} tool calls each, then score; SQLite"
-        " sandboxes; × floor is against the floor driven by `AsyncGroundstateClient`"
+        f"wave = {args.episodes} episodes at once, {args.calls} tool calls each, then score; {args.backend}"
+        " sandboxes and store; × floor is against the floor driven by `AsyncGroundstateClient`"
     )
     print(
         "| server, client | wave wall time s (each wave) | × floor | requests/s | verdicts differing"
@@ -204,9 +209,8 @@ def main() -> None:
     print("|---|---|---|---|---|---|")
     for n, workers in enumerate(int(w) for w in args.workers.split(",")):
         load = os.getloadavg()[0]
-        proc, url = start_server(work_dir, store_name=f"store-{uuid.uuid4().hex[:6]}.db", workers=workers)
         rows = []
-        try:
+        with serving(work_dir, args.backend, workers) as url:
             if not plans:  # first: record each task's calls played alone, and measure the floor with them
                 plans = wave_tasks(url, args.calls)
                 canned = record(url, [Episode(t, c) for t, c in plans.items()], work_dir / "canned.json")
@@ -227,8 +231,6 @@ def main() -> None:
             for client in clients if n == 0 else clients[:1]:
                 walls, verdicts = run_waves(url, plans, args.episodes, args.waves, client)
                 rows.append((client, walls, verdicts))
-        finally:
-            stop(proc)
         for client, walls, verdicts in rows:
             failed = sum(v[0] == "failed" for _, v in verdicts)
             differ = sum(v != reference[t] and v[0] != "failed" for t, v in verdicts)

@@ -1,13 +1,13 @@
 """PostgreSQL sandboxes: each episode gets a pooled schema, refilled from its task's template schema.
 
-A domain's seed is built once into a base schema; a task's template schema is the base's rows plus the
-task's patch (`schemas`). Episode sandboxes are *slots* (`slots`): starting an episode claims a free slot
-(or creates one) and refills it from the template — a `DELETE` and an `INSERT ... SELECT` per table, in one
-round trip, with triggers off; a slot last filled from the same template gets back only the rows its last
-episode changed, as its change log names them — so steady-state episode creation issues no DDL, costs what
-the last episode changed rather than the seed's size, and the system catalogs do not churn. Every name lives in the database, so any worker can serve any request of any episode, and a
-restart loses nothing. Schemas of older domain versions stay until `groundstate sandboxes prune` drops them
-(`prune`).
+A domain's seed is built once into a base schema; a task's template schema is the base's rows plus the task's
+patch (`schemas`). Episode sandboxes are *slots* (`slots`): starting an episode claims a free slot (or creates
+one) and refills it from the template — a `DELETE` and an `INSERT ... SELECT` per table, in one round trip,
+with triggers off; a slot last filled from the same template gets back only the rows its last episode changed,
+as its change log names them — so steady-state episode creation issues no DDL, costs what the last episode
+changed rather than the seed's size, and the system catalogs do not churn. Every name lives in the database,
+so any worker can serve any request of any episode, and a restart loses nothing. Schemas of older domain
+versions stay until `groundstate sandboxes prune` drops them (`prune`).
 """
 
 from __future__ import annotations

@@ -2,8 +2,9 @@
 
 A slot is a schema with a domain's tables and change-log triggers. Starting an episode claims a free slot of
 its domain's pool (or creates one) and refills it from the task's template (or, when the slot last held the
-same template, restores only the rows its last episode changed); disposing of the episode frees it. Every name lives in the database, so any worker can serve any request of any episode. Every few uses a
-slot's tables are vacuumed, off the request path.
+same template, restores only the rows its last episode changed); disposing of the episode frees it. Every name
+lives in the database, so any worker can serve any request of any episode. Every few uses a slot's tables are
+vacuumed, off the request path.
 """
 
 from __future__ import annotations
