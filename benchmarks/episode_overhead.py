@@ -84,9 +84,9 @@ def service_time(backends: list[str], task_id: str, episodes: int) -> None:
     """The same episode on the episode service in process: server work without HTTP and client."""
     import tempfile
 
+    from benchmarks.server_time import timed_episode
     from env_server.app import build_service
     from env_server.settings import Settings
-    from shared.models import StartEpisodeRequest, ToolCallRequest
 
     print("\nserver time per episode (episode service in process, no HTTP), p50/p99 ms")
     print(f"{'backend':<12}{'create':>16}{'tool call':>16}{'score':>16}{'episode':>16}")
@@ -99,22 +99,12 @@ def service_time(backends: list[str], task_id: str, episodes: int) -> None:
         read = next(a for a in task.gold_actions if kinds[a.tool] == "read")
         phases: dict[str, list[float]] = {"create": [], "tool_call": [], "score": [], "episode": []}
         for i in range(episodes + 5):
-            t0 = time.perf_counter()
-            eid = svc.start(StartEpisodeRequest(task_id=task_id)).episode_id
-            t1 = time.perf_counter()
-            calls = []
-            for _ in range(TOOL_CALLS):
-                t = time.perf_counter()
-                svc.call_tool(eid, ToolCallRequest(name=read.tool, arguments=read.args))
-                calls.append(time.perf_counter() - t)
-            t2 = time.perf_counter()
-            svc.score(eid)
-            t3 = time.perf_counter()
+            create, calls, score, episode = timed_episode(svc, task_id, read.tool, read.args)
             if i >= 5:  # the first episodes build templates and warm caches
-                phases["create"].append(t1 - t0)
+                phases["create"].append(create)
                 phases["tool_call"] += calls
-                phases["score"].append(t3 - t2)
-                phases["episode"].append(t3 - t0)
+                phases["score"].append(score)
+                phases["episode"].append(episode)
         cells = "".join(f"{pct(v, 0.5):>8.1f}/{pct(v, 0.99):<7.1f}" for v in phases.values())
         print(f"{backend:<12}{cells}")
         svc.sandboxes.close()

@@ -20,6 +20,7 @@ import time
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -50,20 +51,28 @@ def read_examples(service: EpisodeService) -> dict[str, tuple[Task, GoldAction]]
     return examples
 
 
-def episode_ms(service: EpisodeService, task: Task, action: GoldAction) -> tuple[float, float, float, float]:
-    """One episode: (create, median tool call, score, whole episode), milliseconds."""
+def timed_episode(
+    service: EpisodeService, task_id: str, tool: str, args: dict[str, Any]
+) -> tuple[float, list[float], float, float]:
+    """One episode of `tool` called `TOOL_CALLS` times: seconds to create, of each call, to score, in all."""
     t0 = time.perf_counter()
-    eid = service.start(StartEpisodeRequest(task_id=task.id)).episode_id
+    eid = service.start(StartEpisodeRequest(task_id=task_id)).episode_id
     t1 = time.perf_counter()
     calls = []
     for _ in range(TOOL_CALLS):
         t = time.perf_counter()
-        service.call_tool(eid, ToolCallRequest(name=action.tool, arguments=action.args))
+        service.call_tool(eid, ToolCallRequest(name=tool, arguments=args))
         calls.append(time.perf_counter() - t)
     t2 = time.perf_counter()
     service.score(eid)
     t3 = time.perf_counter()
-    return 1000 * (t1 - t0), 1000 * statistics.median(calls), 1000 * (t3 - t2), 1000 * (t3 - t0)
+    return t1 - t0, calls, t3 - t2, t3 - t0
+
+
+def episode_ms(service: EpisodeService, task: Task, action: GoldAction) -> tuple[float, float, float, float]:
+    """One episode: (create, median tool call, score, whole episode), milliseconds."""
+    create, calls, score, episode = timed_episode(service, task.id, action.tool, action.args)
+    return 1000 * create, 1000 * statistics.median(calls), 1000 * score, 1000 * episode
 
 
 def tool_ms(service: EpisodeService, task: Task, action: GoldAction, repeats: int = 20) -> float:
