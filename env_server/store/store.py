@@ -78,7 +78,6 @@ _EPISODES = cast(Table, EpisodeRecord.__table__)
 _EVENTS = cast(Table, EventRecord.__table__)
 #: The episode row by id: a Core select, about a quarter of an ORM `Session.get` on every request.
 _EPISODE = select(_EPISODES).where(_EPISODES.c.id == bindparam("episode_id"))
-#: The last sequence number of an episode's events (0 for none).
 _SCORES = cast(Table, ScoreRecord.__table__)
 _EVENTS_AFTER = (
     select(_EVENTS.c.seq, _EVENTS.c.created_at, _EVENTS.c.kind, _EVENTS.c.payload)
@@ -91,6 +90,7 @@ _FINISH = (
     .where(_EPISODES.c.id == bindparam("episode_id"))
     .values(status="finished", finished_at=bindparam("finished_at"))
 )
+#: The last sequence number of an episode's events (0 for none).
 _LAST_SEQ = select(func.coalesce(func.max(_EVENTS.c.seq), 0)).where(
     _EVENTS.c.episode_id == bindparam("episode_id")
 )
