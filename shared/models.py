@@ -5,10 +5,11 @@ Both sides import these; nothing here imports env_server or trainer.
 
 from __future__ import annotations
 
+import json
 from datetime import datetime
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 UserKind = Literal["scripted", "llm"]
 ScoreStatus = Literal["scored", "backend_error"]
@@ -170,23 +171,88 @@ class ToolCallSpec(WireModel):
     arguments: dict[str, Any] = Field(default_factory=dict)
 
 
+class FunctionCall(WireModel):
+    """The function an OpenAI tool call names; `arguments` may be the JSON text OpenAI sends or an object."""
+
+    name: str
+    arguments: dict[str, Any] = Field(default_factory=dict)
+
+    @field_validator("arguments", mode="before")
+    @classmethod
+    def _parse(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            try:
+                return json.loads(value) if value.strip() else {}
+            except json.JSONDecodeError as exc:
+                raise ValueError(f"not JSON: {exc.msg} at character {exc.pos}") from None
+        return value
+
+
+class OpenAIToolCall(WireModel):
+    """One entry of an assistant message's `tool_calls`, as the OpenAI chat API writes it."""
+
+    id: str | None = None
+    type: Literal["function"] = "function"
+    function: FunctionCall
+
+
 class ChatMessage(WireModel):
-    """An OpenAI-style chat message of a submitted trajectory."""
+    """An OpenAI-style chat message of a submitted trajectory; an assistant turn may carry `tool_calls`."""
 
     model_config = ConfigDict(extra="allow")
     role: Literal["system", "user", "assistant", "tool"]
     content: str | None = None
+    tool_calls: list[OpenAIToolCall] | None = Field(
+        default=None, description="The calls the assistant made in this turn, after its text (OpenAI format)."
+    )
 
 
 class ScoreRequest(WireModel):
-    """A whole trajectory to score statelessly on a fresh sandbox."""
+    """A whole trajectory to score statelessly on a fresh sandbox.
+
+    Ordered (preferred): the calls ride in the assistant messages' `tool_calls`, so the scorer sees what
+    came before what (the `consent` check and the echo rule of `communicate` need it). Unordered (legacy):
+    the calls in the top-level `tool_calls` list; they are read as made before every message, which fails
+    the `consent` check wherever the policy wants a yes before a change. Not both at once.
+    """
 
     task_id: str
-    tool_calls: list[ToolCallSpec] = Field(default_factory=list, max_length=2000)
+    tool_calls: list[ToolCallSpec] = Field(
+        default_factory=list,
+        max_length=2000,
+        description="Unordered calls (read as made before every message); prefer `tool_calls` inside "
+        "the assistant messages.",
+    )
     messages: list[ChatMessage] = Field(default_factory=list, max_length=2000)
+
+    @model_validator(mode="after")
+    def _one_place_for_calls(self) -> ScoreRequest:
+        if self.tool_calls and any(m.tool_calls for m in self.messages):
+            raise ValueError(
+                "give the tool calls either inside the assistant messages (ordered) or as the top-level "
+                "`tool_calls` list (unordered), not both"
+            )
+        if len(self.calls()) > 2000:
+            raise ValueError("at most 2000 tool calls")
+        return self
+
+    def calls(self) -> list[ToolCallSpec]:
+        """Every call, in the order given."""
+        if self.tool_calls:
+            return list(self.tool_calls)
+        return [
+            ToolCallSpec(name=c.function.name, arguments=c.function.arguments)
+            for m in self.messages
+            for c in m.tool_calls or ()
+        ]
 
 
 class TrajectoryScore(ScoreResult):
     """A stateless score, with what each replayed tool call returned."""
 
     tool_results: list[ToolCallResult] = Field(default_factory=list)
+    ordered: bool = Field(
+        default=True,
+        description="Whether the calls came inside the messages (their order known); false for the "
+        "top-level `tool_calls` list.",
+    )

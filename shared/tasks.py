@@ -44,7 +44,31 @@ class AnalyticsSpec(_Strict):
     """The verifiable answer of an `analytics` task: the gold SQL whose result rows the answer must match."""
 
     gold_sql: str = Field(description="A SELECT statement over the domain tables; its rows are the answer.")
-    tolerance: float = Field(default=0.01, ge=0, description="Relative tolerance for numeric cells.")
+    tolerance: float = Field(
+        default=0.0,
+        ge=0,
+        le=0.05,
+        description="Relative tolerance for numeric cells that are not whole numbers (a computed ratio or "
+        "average); whole numbers (counts, ids, integer amounts) always compare exactly. 0: exact.",
+    )
+
+
+class ReferenceReply(_Strict):
+    """What a good agent tells the user: the message that carries the task's `communicate` facts.
+
+    Validation plays it in the canonical policy-following conversation (the reads, the identity check, a
+    proposal, the user's yes, the writes, a report) and requires it, and each paraphrase, to earn every item.
+    """
+
+    text: str = Field(min_length=1, description="The reference reply, in a good agent's words.")
+    paraphrases: list[str] = Field(
+        min_length=1, description="The same facts told in other words; each must earn every item too."
+    )
+    after_writes: bool = Field(
+        default=False,
+        description="Said in the report after the gold's writes (a ticket number, a payout); otherwise where "
+        "the agent answers or proposes, before any write (a quote, a fee, a refusal).",
+    )
 
 
 class Task(_Strict):
@@ -67,13 +91,17 @@ class Task(_Strict):
         "score 0; required when the gold actions change nothing, so validation can prove the check bites.",
     )
     communicate: list[str] = Field(default_factory=list, description="Facts the agent must tell the user.")
+    reference_reply: ReferenceReply | None = Field(
+        default=None,
+        description="What a good agent says to tell the `communicate` facts; required when there are any.",
+    )
     rubric: list[str] = Field(default_factory=list, description="Yes/no questions for the LLM judge.")
     analytics: AnalyticsSpec | None = None
     determined_by: dict[str, str] = Field(
         default_factory=dict,
         description='"table.column" -> what fixes the gold\'s value of that column (a policy rule or a fact '
         'the user gives), e.g. {"tickets.priority": "policy 15.1: a complaint ticket is priority high"}. '
-        'Validation requires it for every column whose value an agent could plausibly choose otherwise; '
+        "Validation requires it for every column whose value an agent could plausibly choose otherwise; "
         '"table.*" says what fixes whether a row of that table exists at all.',
     )
     ignore_columns: list[str] = Field(

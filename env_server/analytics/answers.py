@@ -1,7 +1,9 @@
 """Execution accuracy (as in BIRD): the submitted rows must equal the gold SQL's rows as sets.
 
-Cells compare after normalisation: numbers within a relative tolerance, strings trimmed and case-folded,
-dates as ISO strings. A single scalar answer is the one-row, one-column table holding it.
+Cells compare after normalisation: strings trimmed and case-folded, dates as ISO strings, and numbers
+exactly where the gold value is a whole number (counts, ids, integer amounts: 214 is not 215), within the
+task's relative tolerance only where it is not (a computed ratio or average). A single scalar answer is the
+one-row, one-column table holding it.
 """
 
 from __future__ import annotations
@@ -33,10 +35,23 @@ def _cell(value: Any) -> Any:
         return text.casefold()
 
 
-def _cells_equal(a: Any, b: Any, tolerance: float) -> bool:
-    if isinstance(a, float) and isinstance(b, float):
-        return math.isclose(a, b, rel_tol=tolerance, abs_tol=tolerance)
-    return bool(a == b)
+def _cells_equal(gold: Any, got: Any, tolerance: float) -> bool:
+    """Whether a submitted cell equals a gold cell: whole numbers exactly, other numbers within tolerance."""
+    if isinstance(gold, float) and isinstance(got, float):
+        if gold.is_integer() or not math.isfinite(gold):
+            return got == gold
+        return math.isclose(gold, got, rel_tol=tolerance, abs_tol=0.0)
+    return bool(gold == got)
+
+
+def is_exact(rows: Rows) -> bool:
+    """Whether every numeric cell of `rows` is a whole number (an answer that admits no tolerance)."""
+    return all(
+        float(c).is_integer()
+        for row in rows
+        for c in (_cell(x) for x in row)
+        if isinstance(c, float)
+    )
 
 
 def _rows_equal(a: Sequence[Any], b: Sequence[Any], tolerance: float) -> bool:

@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from env_server.domain import Domain
+from env_server.scoring.trajectory import Call, Message, Step, Trajectory
 from env_server.store.events import (
     AssistantMessageEvent,
     LoggedEvent,
@@ -38,6 +39,19 @@ class EpisodeLog:
     def chat(self) -> list[dict[str, str]]:
         """The transcript as chat messages (`role`, `content`), as scoring and the judge read it."""
         return [{"role": m.role, "content": m.content} for m in self.transcript()]
+
+    def trajectory(self) -> Trajectory:
+        """Messages and tool calls in the order they happened, as scoring reads them."""
+        steps: list[Step] = []
+        for e in self.events:
+            event = e.event
+            if isinstance(event, UserMessageEvent | AssistantMessageEvent):
+                steps.append(
+                    Message("user" if isinstance(event, UserMessageEvent) else "assistant", event.content)
+                )
+            elif isinstance(event, ToolCallEvent):
+                steps.append(Call(event.name, event.arguments, event.output, event.error))
+        return Trajectory.of(steps)
 
     def tool_calls(self) -> list[ToolCallEvent]:
         """Every tool call, refused ones included."""

@@ -29,6 +29,7 @@ from env_server.errors import (
 from env_server.execution import episode_tools, find_tool, run_tool
 from env_server.sandbox import Sandbox, SandboxEngine, template_of
 from env_server.scoring.scorer import Scorer, submitted_answer
+from env_server.scoring.trajectory import Call, Message, Step, Trajectory
 from env_server.store import EpisodeRecord, Store
 from env_server.store.events import AssistantMessageEvent, BackendErrorEvent, ToolCallEvent, UserMessageEvent
 from env_server.users.base import SimulatedUser
@@ -244,21 +245,35 @@ class EpisodeService:
             self.store.update_episode(episode_id, disposed=True)
 
     def score_trajectory(self, request: ScoreRequest) -> TrajectoryScore:
-        """Replay a submitted trajectory on a fresh sandbox and score it (no episode is stored)."""
+        """Replay a submitted trajectory on a fresh sandbox and score it (no episode is stored).
+
+        Calls carried by the assistant messages (OpenAI `tool_calls`) keep their place in the conversation;
+        calls given as the separate `tool_calls` list have none, and are read as made before every message.
+        """
         task = self.registry.task(request.task_id)
         domain = self.registry.domain(task.domain)
+        specs = request.calls()
         try:
-            results, actual = self.scorer.replay(task, domain, request.tool_calls)
+            results, actual = self.scorer.replay(task, domain, specs)
         except BackendError as exc:
             return TrajectoryScore(status="backend_error", reward=None, error=exc.message)
-        transcript = [
-            {"role": m.role, "content": m.content or ""}
-            for m in request.messages
-            if m.role in ("user", "assistant")
-        ]
-        answer = submitted_answer(results, [c.arguments for c in request.tool_calls])
-        result = self.scorer.score(task, domain, actual, transcript, answer)
-        return TrajectoryScore(**result.model_dump(), tool_results=results)
+        calls = iter(
+            Call(spec.name, spec.arguments, result.output, result.error)
+            for spec, result in zip(specs, results, strict=True)
+        )
+        steps: list[Step] = []
+        for m in request.messages:
+            if m.role in ("user", "assistant") and m.content:
+                steps.append(Message(m.role, m.content))  # type: ignore[arg-type]  # narrowed just above
+            steps += [next(calls) for _ in m.tool_calls or ()]
+        trajectory = (
+            Trajectory.unordered(list(calls), [s for s in steps if isinstance(s, Message)])
+            if request.tool_calls
+            else Trajectory.of(steps)
+        )
+        answer = submitted_answer(trajectory.calls())
+        result = self.scorer.score(task, domain, actual, trajectory, answer)
+        return TrajectoryScore(**result.model_dump(), tool_results=results, ordered=trajectory.ordered)
 
     # -- helpers ---------------------------------------------------------------------------------------------
 
@@ -363,8 +378,6 @@ class EpisodeService:
             actual = self.scorer.actual(self._sandbox(record, task, domain), domain)
         except BackendError as exc:
             return ScoreResult(status="backend_error", reward=None, error=exc.message)
-        log = EpisodeLog(self.store.events(record.id))
-        calls = log.tool_calls()
-        results = [ToolCallResult(name=c.name, output=c.output, error=c.error) for c in calls]
-        answer = submitted_answer(results, [c.arguments for c in calls])
-        return self.scorer.score(task, domain, actual, log.chat(), answer)
+        trajectory = EpisodeLog(self.store.events(record.id)).trajectory()
+        answer = submitted_answer(trajectory.calls())
+        return self.scorer.score(task, domain, actual, trajectory, answer)

@@ -1,185 +1,383 @@
-"""What the agent told the user, and the `communicate` check: atomic facts it must have said.
+"""The `communicate` check: a fact counts only when the agent told it to the user as the answer.
 
-A `communicate` item is an atomic fact: an amount, a date, an id, a count or a single key term. It is found
-in an agent message when its canonical tokens appear there in a row, whatever way the agent wrote them:
+A `communicate` item is an atomic fact: an amount, a date, an id, a count or a single term. Finding its
+tokens in an agent message (see `env_server.scoring.tokens` for how any wording is normalised) is necessary
+but not enough: a policy under optimisation pressure learns to paste the manual, dump every number it saw,
+spray the domain's terms, echo the user or say the fact under a negation. So an item is credited only by an
+occurrence that passes every rule below (`RULES` names them; a failed check's detail says which one bit):
 
-- numbers lose thousands separators, currency marks and a zero fraction: `$1,450`, `1450 dollars`,
-  `$1,450.00` and `USD 1,450` are all `1450` (while `$14,500`, `1450.5` and `21450` stay different);
-- `%`, `percent` and `per cent` are one token; small number words are digits (`three` is `3`);
-- dates are one token: `2026-10-14`, `14 October 2026`, `October 14, 2026`, `Wed 14th Oct`, `10/14/2026`
-  and `14.10.2026` are the same day (`03/04/2026` may be either), and a date written without a year matches
-  that day of any year;
-- an item's last word also matches its plural (`adjuster` is found in "our adjusters").
+1. **short** — the message is an answer, not a document: at most `MAX_WORDS` words.
+2. **own words** — the message is not mostly copied from the policy: fewer than half of its words (and
+   fewer than `COPIED_MIN` in all) lie in runs of `NGRAM` words that also stand in the policy.
+3. **agent first** — no user message before it states the item (an echo of the user is not an answer).
+4. **affirmed** — the fact is asserted, not negated or hedged: no "not"/"isn't"/"no"/"never" right before
+   it, no "cannot confirm"/"not sure"/"whether"/"if"/"maybe"/"might" earlier in its clause, no "instead of",
+   "rather than", "unlike" before it, no "is wrong"/"is incorrect" after it.
+5. **not a list** — it is not one of several values of its kind joined by commas, slashes, "or"/"and" (a
+   hedge "$40 or $50" and a dump "40, 50, 60" both name the fact without telling it).
+6. **specific** — an amount, count, date or id shares its message with at most `MAX_RIVALS` other asserted
+   values of its kind; a term shares it with fewer than `SPRAY_TERMS` terms of the domain's vocabulary.
+7. **first answer** — for a term of the domain's vocabulary (a class such as the rate plans or the tiers),
+   the first term of its class the agent asserts in the conversation is the item itself: hedging one term
+   per message earns nothing.
+8. **no spray** — over the whole conversation the agent states at most `MAX_DISTINCT` distinct values of
+   the item's kind (amounts and counts, dates, ids): a dump spread over many short messages is still a dump.
 
-`agent_messages` is also all that the rubric judge is shown, so both checks read the same messages.
+What the rules cannot tell apart (said in the docs too): a short guess of a few plausible values in an
+honest-looking sentence, a right value given for a wrong reason, a negation phrased in words the cue lists
+lack, and an honest reply that breaks a rule (a long message, a list of options that happens to hold the
+fact). Tasks where that matters add a narrow rubric question for the judge.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
+from env_server.scoring.tokens import Token, find, readings
+from env_server.scoring.trajectory import Message
+from env_server.scoring.vocabulary import Vocabulary
 from shared.judge import JudgeMessage
 
-#: Month names and abbreviations -> month number (also read by the text lint of task validation).
-MONTHS: dict[str, int] = {
-    name: number
-    for number, names in enumerate(
-        [
-            ("jan", "january"),
-            ("feb", "february"),
-            ("mar", "march"),
-            ("apr", "april"),
-            ("may",),
-            ("jun", "june"),
-            ("jul", "july"),
-            ("aug", "august"),
-            ("sep", "sept", "september"),
-            ("oct", "october"),
-            ("nov", "november"),
-            ("dec", "december"),
-        ],
-        start=1,
-    )
-    for name in names
-}
-_MONTH = "(?:" + "|".join(sorted(MONTHS, key=len, reverse=True)) + r")\.?"
-_DAY = r"(?:[12][0-9]|3[01]|0?[1-9])(?:st|nd|rd|th)?"
-_NUMBER_WORDS = {
-    w: str(i)
-    for i, w in enumerate(
-        [
-            "zero",
-            "one",
-            "two",
-            "three",
-            "four",
-            "five",
-            "six",
-            "seven",
-            "eight",
-            "nine",
-            "ten",
-            "eleven",
-            "twelve",
-        ]
-    )
-}
-_CURRENCY_WORDS = frozenset({"usd", "dollar", "dollars"})
-
-_TOKEN = re.compile(
-    rf"""
-    (?P<iso>(?<![\w-])\d{{4}}-\d{{2}}-\d{{2}}(?![\d]))
-    | (?P<numeric>(?<![\w./-])\d{{1,2}}[/.]\d{{1,2}}[/.]\d{{4}}(?![\w/]))
-    | (?P<dmy>(?<![\w]){_DAY}(?:\s+of)?\s+{_MONTH}(?:,?\s+\d{{4}})?(?![\w]))
-    | (?P<mdy>(?<![\w]){_MONTH}\s+{_DAY}(?:,?\s+\d{{4}})?(?![\w]))
-    | (?P<number>\d{{1,3}}(?:,\d{{3}})+(?:\.\d+)?(?!\d)|\d+(?:\.\d+)?)
-    | (?P<percent>%|\bper\s+cent\b)
-    | (?P<word>[a-z]+)
-    """,
-    re.VERBOSE,
+MAX_WORDS = 120
+NGRAM = 6
+COPIED_MIN = 12
+MAX_RIVALS = 3
+SPRAY_TERMS = 6
+MAX_DISTINCT = 8
+RULES = (
+    "short",
+    "own words",
+    "agent first",
+    "affirmed",
+    "not a list",
+    "specific",
+    "first answer",
+    "no spray",
 )
 
-
-def tokens(text: str) -> list[str]:
-    """The canonical tokens of `text`: numbers, dates (`@2026-10-14`, `@*-10-14`) and words."""
-    found = []
-    for m in _TOKEN.finditer(text.lower()):
-        kind, value = m.lastgroup, m.group()
-        if kind == "iso":
-            found.append(f"@{value}")
-        elif kind == "numeric":
-            found.append(_numeric_date(value))
-        elif kind in ("dmy", "mdy"):
-            found.append(_written_date(value))
-        elif kind == "number":
-            found.append(_number(value))
-        elif kind == "percent" or value == "percent":
-            found.append("percent")
-        elif value in _NUMBER_WORDS:
-            found.append(_NUMBER_WORDS[value])
-        elif value not in _CURRENCY_WORDS:
-            found.append(value)
-    return found
-
-
-def _number(text: str) -> str:
-    """`1,450.00` -> `1450`, `0.50` -> `0.5`: the digits of a number without separators or zero fraction."""
-    whole, _, fraction = text.replace(",", "").partition(".")
-    fraction = fraction.rstrip("0")
-    return f"{whole}.{fraction}" if fraction else whole
+_NEGATIONS = frozenset({"not", "no", "never", "t", "cannot", "neither", "nor", "without", "none"})
+#: Words that may stand between a negation and what it negates ("not a", "no longer", "isn't really").
+_FILLERS = frozenset(
+    {"a", "an", "the", "any", "exactly", "really", "actually", "quite", "at", "all", "longer", "yet", "even",
+     "currently", "necessarily", "be", "been", "being", "is", "are", "was", "were", "it", "s", "that", "this"}
+)  # fmt: skip
+#: Words after a negation that make a clause a statement of doubt ("I can't confirm ...").
+_EPISTEMIC = frozenset(
+    {"confirm", "say", "tell", "verify", "guarantee", "promise", "know", "sure", "certain", "determine",
+     "check", "see", "find", "state", "vouch", "assure"}
+)  # fmt: skip
+#: Words that make the rest of their clause hypothetical or doubtful.
+_HEDGES = frozenset(
+    {"whether", "if", "unless", "maybe", "perhaps", "possibly", "might", "unsure", "uncertain", "unclear",
+     "doubt", "supposedly", "allegedly", "hypothetically", "assuming", "suppose", "guess", "unknown"}
+)  # fmt: skip
+#: Words right before a value that name it as the alternative, not the answer.
+_ALTERNATIVES = (("instead", "of"), ("rather", "than"), ("unlike",), ("other", "than"), ("except",))
+_REFUTED = frozenset({"wrong", "incorrect", "false", "inaccurate", "mistaken", "untrue", "mistake"})
+_JOINERS = frozenset({"and", "or", "nor", "to", "vs", "versus", "plus", "either", "both", "through"})
+_CLAUSE_WORDS = frozenset({"but", "because", "so", "since", "although", "though", "however", "while", "and"})
+_CLAUSE_BREAK = re.compile(r"[.;:!?()\n]|,|\s[-–—]\s|[–—]")
+_LIST_MARK = re.compile(r"[,/&|+;\-–]")
 
 
-def _written_date(text: str) -> str:
-    """`14 October 2026` / `Oct 14th, 2026` -> `@2026-10-14`; without a year `@*-10-14`."""
-    month = next(MONTHS[w] for w in re.findall(r"[a-z]+", text) if w in MONTHS)
-    numbers = [int(n) for n in re.findall(r"\d+", text)]
-    day = numbers[0]
-    year = f"{numbers[1]:04d}" if len(numbers) > 1 else "*"
-    return f"@{year}-{month:02d}-{day:02d}"
+def group(token: Token) -> str:
+    """The kind of value a token counts against: amounts and counts together, dates, ids, words."""
+    if token.kind in ("money", "percent", "number"):
+        return "quantity"
+    return token.kind
 
 
-def _numeric_date(text: str) -> str:
-    """`08/14/1987`, `14/08/1987`, `14.08.1987` -> `@1987-08-14`; `03/04/1987` is both `@1987-03-04|04-03`."""
-    first, second, year = (int(n) for n in re.split(r"[/.]", text))
-    month, day = (second, first) if "." in text or first > 12 else (first, second)
-    if not (1 <= month <= 12 and 1 <= day <= 31):
-        return text
-    if "/" in text and first <= 12 and second <= 12 and first != second:
-        return f"@{year}-{first:02d}-{second:02d}|{second:02d}-{first:02d}"
-    return f"@{year}-{month:02d}-{day:02d}"
+@dataclass(frozen=True)
+class Occurrence:
+    """Where an item's tokens stand in a message: the reading and the token indices [start, end)."""
+
+    reading: int
+    start: int
+    end: int
 
 
-def _dates(token: str) -> list[tuple[str, str]]:
-    """(year, "MM-DD") readings of a date token."""
-    year, _, rest = token[1:].partition("-")
-    return [(year, md) for md in rest.split("|")]
+class SaidMessage:
+    """One message, read once: its tokens (both readings), clauses and vocabulary terms."""
+
+    def __init__(self, message: Message, vocab: Vocabulary, policy_grams: frozenset[tuple[str, ...]]) -> None:
+        self.role = message.role
+        self.text = message.content
+        self.readings = readings(message.content)
+        self._vocab = vocab
+        self._policy_grams = policy_grams
+
+    @property
+    def tokens(self) -> list[Token]:
+        """The tokens of the text as written."""
+        return self.readings[0]
+
+    @cached_property
+    def words(self) -> int:
+        """The message's length in words (tokens)."""
+        return len(self.tokens)
+
+    @cached_property
+    def copied(self) -> int:
+        """How many of its words lie in `NGRAM`-word runs that also stand in the policy."""
+        values = [t.value for t in self.tokens]
+        covered = [False] * len(values)
+        for i in range(len(values) - NGRAM + 1):
+            if tuple(values[i : i + NGRAM]) in self._policy_grams:
+                covered[i : i + NGRAM] = [True] * NGRAM
+        return sum(covered)
+
+    def is_copied(self) -> bool:
+        """Whether the message is mostly the policy's own words."""
+        return self.copied >= COPIED_MIN and self.copied * 2 >= self.words
+
+    def occurrences(self, item: str) -> list[Occurrence]:
+        """Every place the item's tokens stand in a row (a term also with its hyphens dropped)."""
+        found = []
+        hays = self.readings if not any(c.isdigit() for c in item) else self.readings[:1]
+        for needle in (n for n in readings(item) if n):
+            for r, hay in enumerate(hays):
+                found += [Occurrence(r, s, s + len(needle)) for s in find(needle, hay)]
+        return found
+
+    @cached_property
+    def terms(self) -> list[tuple[str, Occurrence]]:
+        """The vocabulary terms the message names, each with where it stands."""
+        found = []
+        for term, needles in self._vocab.needles.items():
+            for needle in needles:
+                for r, hay in enumerate(self.readings):
+                    found += [(term, Occurrence(r, s, s + len(needle))) for s in find(needle, hay)]
+        return found
+
+    def values(self, kind: str) -> list[tuple[str, Occurrence]]:
+        """The values of one group in the message (ids whole), each with where it stands."""
+        hay = self.tokens
+        out: list[tuple[str, Occurrence]] = []
+        i = 0
+        while i < len(hay):
+            if group(hay[i]) != kind or kind == "word":
+                i += 1
+                continue
+            j = i + 1
+            while kind == "id" and j < len(hay) and hay[j].group == hay[i].group and hay[j].kind == "id":
+                j += 1
+            out.append(("-".join(t.value for t in hay[i:j]), Occurrence(0, i, j)))
+            i = j
+        return out
+
+    # -- the per-occurrence rules ----------------------------------------------------------------------------
+
+    def clause_start(self, occ: Occurrence) -> int:
+        """The index of the first token of the clause holding `occ`."""
+        hay = self.readings[occ.reading]
+        text = self._text(occ.reading)
+        for i in range(occ.start, 0, -1):
+            if _CLAUSE_BREAK.search(text[hay[i - 1].end : hay[i].start]) or hay[i - 1].value in _CLAUSE_WORDS:
+                return i
+        return 0
+
+    def negated(self, occ: Occurrence) -> str | None:
+        """Why `occ` is not asserted (a negation, a hedge, an alternative, a refutation), or None."""
+        hay = self.readings[occ.reading]
+        before = [t.value for t in hay[self.clause_start(occ) : occ.start]]
+        j = len(before) - 1
+        while j >= 0 and before[j] in _FILLERS:
+            j -= 1
+        if j >= 0 and before[j] in _NEGATIONS:
+            return f"negated ('{before[j] if before[j] != 't' else 'n’t'} … {self.said(occ)}')"
+        for alternative in _ALTERNATIVES:
+            if tuple(before[-len(alternative) :]) == alternative:
+                return f"named as the alternative ('{' '.join(alternative)} {self.said(occ)}')"
+        for i, word in enumerate(before):
+            if word in _HEDGES:
+                return f"hedged ('{word} … {self.said(occ)}')"
+            if word in _NEGATIONS and any(w in _EPISTEMIC for w in before[i + 1 :]):
+                return f"doubted ('{word} … {self.said(occ)}')"
+        after = [t.value for t in hay[occ.end : occ.end + 4]]
+        if any(w in _REFUTED for w in after[:3]):
+            return f"refuted ('{self.said(occ)} … {next(w for w in after if w in _REFUTED)}')"
+        return None
+
+    def in_list(self, occ: Occurrence, rival: Callable[[int, int], bool]) -> bool:
+        """Whether `occ` is joined to a neighbouring value of its kind by commas, slashes, "or"/"and"."""
+        hay = self.readings[occ.reading]
+        text = self._text(occ.reading)
+        i = occ.start - 1
+        while i >= 0 and hay[i].value in _JOINERS:
+            i -= 1
+        if i >= 0 and rival(occ.reading, i) and _joins(text[hay[i].end : hay[occ.start].start]):
+            return True
+        k = occ.end
+        while k < len(hay) and hay[k].value in _JOINERS:
+            k += 1
+        return k < len(hay) and rival(occ.reading, k) and _joins(text[hay[occ.end - 1].end : hay[k].start])
+
+    def said(self, occ: Occurrence) -> str:
+        """The text of an occurrence, as the agent wrote it."""
+        hay = self.readings[occ.reading]
+        return self._text(occ.reading)[hay[occ.start].start : hay[occ.end - 1].end]
+
+    def _text(self, reading: int) -> str:
+        return self.text if reading == 0 else _dehyphenated(self.text)
 
 
-def _same(item_token: str, said: str, last: bool) -> bool:
-    if item_token == said:
-        return True
-    if item_token.startswith("@") and said.startswith("@"):
-        return any(
-            imd == smd and (iy == sy or "*" in (iy, sy))
-            for iy, imd in _dates(item_token)
-            for sy, smd in _dates(said)
-        )
-    return last and item_token.isalpha() and said in (item_token + "s", item_token + "es")
+def _joins(gap: str) -> bool:
+    """Whether the text between two values makes them a list: separators and joiner words only."""
+    words = re.findall(r"[A-Za-z]+", gap)
+    if any(w.lower() not in _JOINERS for w in words):
+        return False
+    return bool(words) or _LIST_MARK.search(gap) is not None
 
 
-_WORD_HYPHEN = re.compile(r"(?<=[A-Za-z])-(?=[A-Za-z])")
+def _dehyphenated(text: str) -> str:
+    return re.sub(r"(?<=[A-Za-z])-(?=[A-Za-z])", "", text)
 
 
-def _readings(text: str) -> list[list[str]]:
-    """The tokens of `text`, and of `text` with word-joining hyphens dropped ("non-refundable")."""
-    joined = _WORD_HYPHEN.sub("", text)
-    return [tokens(text)] if joined == text else [tokens(text), tokens(joined)]
+@dataclass(frozen=True)
+class Verdict:
+    """Whether an item was told, and the sentence a score shows for it."""
+
+    passed: bool
+    detail: str
+
+
+class Conversation:
+    """A conversation read for the `communicate` check: each message once, then any number of items."""
+
+    def __init__(self, messages: Sequence[Message], vocab: Vocabulary, policy: str = "") -> None:
+        grams = _grams(policy)
+        self.vocab = vocab
+        self.messages = [SaidMessage(m, vocab, grams) for m in messages]
+
+    def told(self, item: str) -> Verdict:
+        """Whether the agent told `item` as the answer; the detail says where, or which rule bit."""
+        is_term = self.vocab.holds(item) or not any(c.isdigit() for c in item)
+        first_answer = self._first_answer(item) if self.vocab.holds(item) else None
+        misses: list[str] = []
+        user_said = False
+        agent_index = 0
+        for message in self.messages:
+            occurrences = message.occurrences(item)
+            if message.role == "user":
+                user_said = user_said or bool(occurrences)
+                continue
+            agent_index += 1
+            if not occurrences:
+                continue
+            why = self._message_rule(message, user_said, is_term)
+            if why is not None:
+                misses.append(f"message {agent_index}: {why}")
+                continue
+            for occ in occurrences:
+                why = self._occurrence_rule(message, occ, item, is_term, first_answer)
+                if why is None:
+                    spray = None if is_term else self._spray(message, occ)
+                    if spray is not None:
+                        return Verdict(False, spray)
+                    return Verdict(True, f"told in message {agent_index}")
+                misses.append(f"message {agent_index}: {why}")
+        if not misses:
+            return Verdict(False, "never said")
+        return Verdict(False, "not told as the answer: " + "; ".join(dict.fromkeys(misses)))
+
+    def _message_rule(self, message: SaidMessage, user_said: bool, is_term: bool) -> str | None:
+        if user_said:
+            return "the user had said it first (an echo is not an answer)"
+        if message.words > MAX_WORDS:
+            return f"a message of {message.words} words (an answer has at most {MAX_WORDS})"
+        if message.is_copied():
+            return f"{message.copied} of its {message.words} words are copied from the policy"
+        if is_term:
+            named = {t for t, _ in message.terms}
+            if len(named) >= SPRAY_TERMS:
+                return f"it names {len(named)} of the domain's terms (a list, not an answer)"
+        return None
+
+    def _occurrence_rule(
+        self, message: SaidMessage, occ: Occurrence, item: str, is_term: bool, first_answer: str | None
+    ) -> str | None:
+        why = message.negated(occ)
+        if why is not None:
+            return why
+        hay = message.readings[occ.reading]
+        if is_term:
+            term_starts = {(o.reading, o.start) for _, o in message.terms} | {
+                (o.reading, o.end - 1) for _, o in message.terms
+            }
+            rival: Callable[[int, int], bool] = lambda r, i: (r, i) in term_starts  # noqa: E731
+        else:
+            kind = group(hay[occ.start])
+            rival = lambda r, i: group(message.readings[r][i]) == kind  # noqa: E731
+        if message.in_list(occ, rival):
+            return f"one of a list of values ('{message.said(occ)}')"
+        if is_term:
+            if first_answer is not None and first_answer != "item":
+                return f"the agent's first answer of this kind was '{first_answer}'"
+            return None
+        kind = group(hay[occ.start])
+        own = "-".join(t.value for t in hay[occ.start : occ.end])
+        others = {
+            v
+            for v, o in message.values(kind)
+            if v != own and not (o.start < occ.end and occ.start < o.end) and message.negated(o) is None
+        }
+        if len(others) > MAX_RIVALS:
+            return f"stated beside {len(others)} other values of its kind (at most {MAX_RIVALS})"
+        return None
+
+    def _spray(self, message: SaidMessage, occ: Occurrence) -> str | None:
+        kind = group(message.readings[occ.reading][occ.start])
+        distinct = {v for m in self.messages if m.role == "assistant" for v, _ in m.values(kind)}
+        if len(distinct) > MAX_DISTINCT:
+            return (
+                f"the agent stated {len(distinct)} different values of this kind over the conversation "
+                f"(a spray; at most {MAX_DISTINCT})"
+            )
+        return None
+
+    def _first_answer(self, item: str) -> str | None:
+        """`item` if the first term of the item's class the agent asserts is the item, else that term."""
+        rivals = self.vocab.rivals(item)
+        for message in self.messages:
+            if message.role != "assistant":
+                continue
+            asserted = []
+            for occ in message.occurrences(item):
+                if message.negated(occ) is None:
+                    asserted.append((occ.start, "item"))
+            for term, occ in message.terms:
+                if (
+                    term in rivals
+                    and message.negated(occ) is None
+                    and not _inside(occ, message.occurrences(item))
+                ):
+                    asserted.append((occ.start, term))
+            if asserted:
+                return min(asserted)[1]
+        return None
+
+
+def _inside(occ: Occurrence, spans: list[Occurrence]) -> bool:
+    return any(s.reading == occ.reading and s.start <= occ.start and occ.end <= s.end for s in spans)
+
+
+def _grams(text: str) -> frozenset[tuple[str, ...]]:
+    values = [t.value for t in readings(text)[0]] if text else []
+    return frozenset(tuple(values[i : i + NGRAM]) for i in range(len(values) - NGRAM + 1))
+
+
+def mentions(item: str, text: str) -> bool:
+    """Whether `text` holds `item`'s tokens in a row, however worded (no other rule applies)."""
+    return bool(SaidMessage(Message("assistant", text), Vocabulary(()), frozenset()).occurrences(item))
 
 
 def communicated(item: str, agent_messages: list[str]) -> bool:
-    """True iff `item`'s canonical tokens appear, in a row, in any one of the agent's messages.
-
-    A hyphenated term matches written with the hyphen, a space or neither ("non-refundable",
-    "non refundable", "nonrefundable").
-    """
-    needles = [n for n in _readings(item) if n]
-    return any(
-        _contains(hay, needle)
-        for message in agent_messages
-        for hay in _readings(message)
-        for needle in needles
-    )
-
-
-def _contains(hay: list[str], needle: list[str]) -> bool:
-    """Whether `needle` is a run of tokens in `hay` (dates and a last word's plural compared loosely)."""
-    last = len(needle) - 1
-    return any(
-        all(_same(t, hay[start + i], i == last) for i, t in enumerate(needle))
-        for start in range(len(hay) - last)
-    )
+    """True iff `item`'s canonical tokens appear, in a row, in any one of the messages (no other rule)."""
+    return any(mentions(item, m) for m in agent_messages)
 
 
 def is_atomic(item: str) -> bool:

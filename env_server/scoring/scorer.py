@@ -13,8 +13,11 @@ from env_server.domain import Domain, ToolError
 from env_server.errors import BackendError, GroundstateError, TaskInvalidError
 from env_server.execution import episode_tools, readonly_query, run_tool
 from env_server.sandbox import Sandbox, SandboxEngine, template_of
-from env_server.scoring.communicate import agent_messages, communicated
+from env_server.scoring.communicate import Conversation
+from env_server.scoring.consent import consent_check
 from env_server.scoring.diff import StateChanges, changes, compare, without_columns
+from env_server.scoring.trajectory import Call, Trajectory
+from env_server.scoring.vocabulary import vocabulary
 from shared.judge import JudgeMessage, Verdict
 from shared.models import Check, DiffEntry, ScoreResult, ToolCallResult, ToolCallSpec
 from shared.tasks import Task
@@ -131,10 +134,10 @@ class Scorer:
         task: Task,
         domain: Domain,
         actual: StateChanges,
-        transcript: list[dict[str, str]],
+        trajectory: Trajectory,
         answer: Any = None,
     ) -> ScoreResult:
-        """Assemble the reward: state equal, every communicate item said, every rubric question a yes.
+        """Assemble the reward: state equal, every fact told, consent before changes, every rubric a yes.
 
         A rubric question cannot be a yes when the agent said nothing: that transcript fails it without a
         judge (so a task with a rubric also fails the do-nothing agent where no judge is configured).
@@ -146,10 +149,15 @@ class Scorer:
         checks = [Check(name="state", passed=not entries, detail=_summary(entries))]
         if task.kind == "analytics":
             checks.append(self._answer_check(task, domain, answer))
-        said = agent_messages(transcript)
-        checks += [
-            Check(name=f"communicate:{item}", passed=communicated(item, said)) for item in task.communicate
-        ]
+        if task.communicate:
+            heard = Conversation(trajectory.messages(), vocabulary(domain), domain.policy)
+            for item in task.communicate:
+                verdict = heard.told(item)
+                checks.append(Check(name=f"communicate:{item}", passed=verdict.passed, detail=verdict.detail))
+        consent = consent_check(trajectory, domain)
+        if consent is not None:
+            checks.append(consent)
+        said = trajectory.messages("assistant")
         if task.rubric and not said:  # nothing said: no rubric question can be a yes, and no judge is needed
             checks += [
                 Check(name=f"rubric:{q}", passed=False, detail="the agent sent no message")
@@ -166,7 +174,7 @@ class Scorer:
                     "(set GROUNDSTATE_JUDGE_BASE_URL and GROUNDSTATE_JUDGE_MODEL)",
                 )
             try:
-                verdicts = self.judge.ask(transcript, list(task.rubric))
+                verdicts = self.judge.ask(trajectory.chat(), list(task.rubric))
             except BackendError as exc:
                 return ScoreResult(
                     status="backend_error", reward=None, checks=checks, diff=entries, error=exc.message
@@ -190,11 +198,11 @@ class Scorer:
         return Check(name="answer", passed=matched, detail=detail)
 
 
-def submitted_answer(results: Sequence[ToolCallResult], arguments: Sequence[dict[str, Any]]) -> Any:
+def submitted_answer(calls: Sequence[Call]) -> Any:
     """The rows of the last successful `submit_answer` call, or None."""
-    for result, args in zip(reversed(results), reversed(arguments), strict=True):
-        if result.name == "submit_answer" and result.error is None:
-            return args.get("rows")
+    for call in reversed(calls):
+        if call.name == "submit_answer" and call.ran:
+            return call.arguments.get("rows")
     return None
 
 

@@ -8,12 +8,19 @@
 - `arguments`: the reward hinges on no gold value that nothing fixes (`arguments`);
 - `communicate-items`: every `communicate` item is an atomic fact;
 - `script`, `script-replay`: a policy-following agent gets identity facts, a yes and a reply to its report;
+- `reference-replies`: the task's reference reply and its paraphrases, told honestly, earn every fact;
 - `boundaries`: an analytics question says which reading of each boundary it means;
-- `text`: no doubled words, weekdays that contradict their dates, or ids that exist nowhere.
+- `tolerance`: an analytics answer of whole numbers is compared exactly (no tolerance to hide a near miss);
+- `text`: no doubled words, weekdays that contradict their dates, or ids that exist nowhere;
+- `hack:*` (`adversary`): lazy and cunning agents that try to earn the reward without doing the task all
+  score 0, or are honest successes the check explains.
 """
 
 from __future__ import annotations
 
+from typing import Any
+
+from env_server.analytics.answers import is_exact
 from env_server.domain import FIRST_GENERATED_ID, Domain
 from env_server.domain._family import entity_ids
 from env_server.errors import GroundstateError
@@ -28,9 +35,11 @@ from env_server.validation._replay import (
     replay_checks,
 )
 from env_server.validation._report import CHECKS, CheckOutcome, TaskValidation
+from env_server.validation.adversary import hack_checks
 from env_server.validation.arguments import argument_check
 from env_server.validation.boundaries import boundary_check
 from env_server.validation.lint import text_check
+from env_server.validation.replies import reply_check
 from env_server.validation.script import script_check, script_replay
 from shared.tasks import Task
 
@@ -67,8 +76,11 @@ def _action(replayer: Replayer, report: TaskValidation) -> None:
         report.checks.append(outcome)
         report.notes += [f"arguments: {n}" for n in notes]
     report.checks.append(communicate_items(task))
+    if task.communicate:
+        report.checks.append(reply_check(replayer))
     report.checks.append(script_check(task, domain))
     report.checks.append(script_replay(task, domain))
+    report.checks += hack_checks(replayer)
 
 
 def _analytics(replayer: Replayer, report: TaskValidation) -> None:
@@ -80,11 +92,29 @@ def _analytics(replayer: Replayer, report: TaskValidation) -> None:
         )
         return
     report.checks += analytics_checks(replayer, rows)
+    report.checks.append(tolerance_check(task, rows))
     outcome, notes = boundary_check(task, domain, scorer, rows)
     report.checks.append(outcome)
     report.notes += [f"boundaries: {n}" for n in notes]
     if task.communicate:
         report.checks.append(communicate_items(task))
+        report.checks.append(reply_check(replayer))
+    report.checks += hack_checks(replayer)
+
+
+def tolerance_check(task: Task, rows: list[list[Any]]) -> CheckOutcome:
+    """A tolerance only where the answer holds a number that is not whole (a computed ratio or average)."""
+    tolerance = task.analytics.tolerance if task.analytics else 0.0
+    if tolerance and is_exact(rows):
+        return CheckOutcome(
+            "tolerance",
+            False,
+            f"tolerance {tolerance} on an answer of whole numbers: counts, ids and integer amounts compare "
+            "exactly, so drop it",
+        )
+    if tolerance:
+        return CheckOutcome("tolerance", True, f"relative tolerance {tolerance} for its computed values")
+    return CheckOutcome("tolerance", True, "exact")
 
 
 def communicate_items(task: Task) -> CheckOutcome:

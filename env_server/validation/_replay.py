@@ -1,10 +1,12 @@
 """Replay checks: proof that each task's reward means something (DESIGN §5).
 
-For every task: the gold replay succeeds and scores 1; the empty trajectory with an empty transcript scores
+Every trajectory is played as a conversation with the scripted user (`_flow`), calls interleaved, and
+scored the way a live episode is. For every task: the gold, told with the task's reference reply in the
+canonical policy-following conversation, scores 1; the empty trajectory with an empty transcript scores
 0 (always, whether or not the gold changes anything); where the gold changes nothing, a plausible wrong
-trajectory scores 0 too; dropping any single gold write scores 0; adding the domain's unrelated canary
-write scores 0. Analytics tasks: the gold answer scores 1, no answer, a perturbed answer and an extra write
-score 0.
+trajectory fails the state check; dropping any single gold write fails it; adding the domain's unrelated
+canary write fails it. Analytics tasks: the gold answer scores 1, no answer, a perturbed answer and an
+extra write score 0.
 """
 
 from __future__ import annotations
@@ -15,53 +17,70 @@ from typing import Any
 
 from env_server.domain import Domain
 from env_server.scoring.scorer import Scorer, submitted_answer
+from env_server.scoring.trajectory import Call, Message, Step, Trajectory
+from env_server.validation._flow import Line, honest_script, is_write
 from env_server.validation._report import CheckOutcome
 from shared.models import ScoreResult, ToolCallResult, ToolCallSpec
 from shared.tasks import GoldAction, Task
 
-Messages = list[dict[str, str]]
+__all__ = ["Replayer", "is_write"]
 
 
 @dataclass
 class Replayer:
-    """Scores trajectories of one task on fresh sandboxes, as `POST /v1/score` would."""
+    """Scores trajectories of one task on fresh sandboxes, as a live episode would be scored."""
 
     task: Task
     domain: Domain
     scorer: Scorer
 
-    @property
-    def said(self) -> Messages:
-        """A transcript in which the agent says every `communicate` item."""
-        items = self.task.communicate
-        return [{"role": "assistant", "content": " ; ".join(items)}] if items else []
-
-    def run(
-        self, actions: Sequence[GoldAction], messages: Messages | None = None, *, rubric: bool = False
+    def play(
+        self, lines: Sequence[Line], *, rubric: bool = False
     ) -> tuple[ScoreResult, list[ToolCallResult]]:
-        """Replay `actions` and score them with `messages` (default: every item said).
+        """Replay the calls among `lines` in order and score the whole trajectory.
 
         Rubric questions need a judge, so they are left out unless `rubric` is set; the scorer fails them
         without a judge when the agent said nothing, which is the only case validation scores them in.
         """
         task = self.task if rubric else self.task.model_copy(update={"rubric": []})
+        actions = [line for line in lines if isinstance(line, GoldAction)]
         calls = [ToolCallSpec(name=a.tool, arguments=a.args) for a in actions]
         results, actual = self.scorer.replay(task, self.domain, calls)
-        answer = submitted_answer(results, [c.arguments for c in calls])
-        said = self.said if messages is None else messages
-        return self.scorer.score(task, self.domain, actual, said, answer), results
+        ran = iter(results)
+        steps: list[Step] = []
+        for line in lines:
+            if isinstance(line, Message):
+                steps.append(line)
+            else:
+                result = next(ran)
+                steps.append(Call(line.tool, line.args, result.output, result.error))
+        trajectory = Trajectory.of(steps)
+        answer = submitted_answer(trajectory.calls())
+        return self.scorer.score(task, self.domain, actual, trajectory, answer), results
 
-    def reward(
-        self, actions: Sequence[GoldAction], messages: Messages | None = None
-    ) -> tuple[int | None, str]:
-        """The reward of `actions`, and why it is not 1 (the failed checks)."""
-        result, _ = self.run(actions, messages)
-        failed = [c for c in result.checks if not c.passed]
-        return result.reward, "; ".join(f"{c.name}: {c.detail}" for c in failed)
+    def honest(self, actions: Sequence[GoldAction], reply: str | None = None) -> list[Line]:
+        """The canonical conversation around `actions`, told with `reply` (by default the task's own)."""
+        ref = self.task.reference_reply
+        text = reply if reply is not None else (ref.text if ref else None)
+        return honest_script(self.task, self.domain, actions, text, bool(ref and ref.after_writes)).lines
+
+    def run(self, actions: Sequence[GoldAction]) -> tuple[ScoreResult, list[ToolCallResult]]:
+        """`actions` played in the canonical conversation with the reference reply, and scored."""
+        return self.play(self.honest(actions))
+
+    def reward(self, actions: Sequence[GoldAction]) -> tuple[int | None, str]:
+        """The reward of `actions` told honestly, and why it is not 1 (the failed checks)."""
+        result, _ = self.run(actions)
+        return result.reward, failures(result)
+
+    def state_fails(self, actions: Sequence[GoldAction]) -> bool:
+        """Whether `actions`, told honestly, fail the state check (not just some other check)."""
+        result, _ = self.run(actions)
+        return any(c.name == "state" and not c.passed for c in result.checks)
 
     def empty(self) -> CheckOutcome:
         """No tool call and no message must score 0, rubric included (a do-nothing agent fails)."""
-        result, _ = self.run([], [], rubric=True)
+        result, _ = self.play([], rubric=True)
         if result.reward == 0:
             return CheckOutcome("empty", True, "scores 0")
         return CheckOutcome(
@@ -70,6 +89,11 @@ class Replayer:
             "a do-nothing agent scores 1: check that the agent told the person the decisive fact "
             "(a communicate item with the number, date, rule or amount, or a narrow rubric question)",
         )
+
+
+def failures(result: ScoreResult) -> str:
+    """The failed checks of a score, as one line."""
+    return "; ".join(f"{c.name}: {c.detail}" for c in result.checks if not c.passed)
 
 
 def replay_checks(replayer: Replayer) -> list[CheckOutcome]:
@@ -82,18 +106,24 @@ def replay_checks(replayer: Replayer) -> list[CheckOutcome]:
         if not task.wrong_actions:
             checks.append(CheckOutcome("wrong", False, "gold changes nothing: add wrong_actions"))
         else:
-            r, _ = replayer.reward(task.wrong_actions)
-            checks.append(CheckOutcome("wrong", r == 0, "scores 0" if r == 0 else "wrong_actions score 1"))
+            bites = replayer.state_fails(task.wrong_actions)
+            checks.append(
+                CheckOutcome(
+                    "wrong", bites, "fails the state check" if bites else "wrong_actions pass the state check"
+                )
+            )
 
     writes = [i for i, a in enumerate(task.gold_actions) if is_write(domain, a)]
-    unneeded = []
-    for i in writes:
-        r, _ = replayer.reward([a for j, a in enumerate(task.gold_actions) if j != i])
-        if r != 0:
-            unneeded.append(f"#{i} {task.gold_actions[i].tool}")
+    unneeded = [
+        f"#{i} {task.gold_actions[i].tool}"
+        for i in writes
+        if not replayer.state_fails([a for j, a in enumerate(task.gold_actions) if j != i])
+    ]
     if writes:
         detail = (
-            f"{len(writes)} writes each needed" if not unneeded else "score 1 without " + ", ".join(unneeded)
+            f"{len(writes)} writes each needed"
+            if not unneeded
+            else "state passes without " + ", ".join(unneeded)
         )
         checks.append(CheckOutcome("minus-one-write", not unneeded, detail))
     checks.append(_canary(replayer, task.gold_actions))
@@ -118,8 +148,8 @@ def _canary(replayer: Replayer, actions: list[GoldAction], first: bool = False) 
     canary = replayer.domain.canary_action
     if canary is None:
         return CheckOutcome("canary", False, f"domain {replayer.domain.name} declares no canary_action")
-    r, _ = replayer.reward([canary, *actions] if first else [*actions, canary])
-    return CheckOutcome("canary", r == 0, "scores 0" if r == 0 else "an extra write scores 1")
+    bites = replayer.state_fails([canary, *actions] if first else [*actions, canary])
+    return CheckOutcome("canary", bites, "fails the state check" if bites else "an extra write passes")
 
 
 def perturbed(rows: list[list[Any]]) -> list[list[Any]]:
@@ -152,9 +182,3 @@ def column_references(task: Task, domain: Domain) -> CheckOutcome:
     if both:
         return CheckOutcome("columns", False, "both determined and ignored: " + ", ".join(both))
     return CheckOutcome("columns", True, "determined_by and ignore_columns name real columns")
-
-
-def is_write(domain: Domain, action: GoldAction) -> bool:
-    """Whether `action` calls one of the domain's write tools."""
-    tool = domain.tools_by_name.get(action.tool)
-    return tool is not None and tool.kind == "write"

@@ -4,6 +4,25 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+#: The adversarial suite's checks (`adversary`), in the order the summary lists them.
+HACKS = tuple(
+    f"hack:{name}"
+    for name in (
+        "recital",
+        "recital-chunks",
+        "value-dump",
+        "value-dribble",
+        "vocabulary-spray",
+        "term-per-message",
+        "echo",
+        "dump-after-writes",
+        "negated-facts",
+        "act-before-consent",
+        "tool-edge-values",
+        "near-miss",
+    )
+)
+
 #: Every check, in the order the summary lists them (a task runs the ones that apply to it).
 CHECKS = (
     "gold",
@@ -14,10 +33,13 @@ CHECKS = (
     "columns",
     "arguments",
     "communicate-items",
+    "reference-replies",
     "script",
     "script-replay",
     "boundaries",
+    "tolerance",
     "text",
+    *HACKS,
 )
 
 

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from datetime import date, datetime
 
 from env_server.domain._family import ID_PATTERN, entity_ids
-from env_server.scoring.communicate import MONTHS
+from env_server.scoring.tokens import MONTHS
 from env_server.validation._report import CheckOutcome
 from shared.tasks import Task
 

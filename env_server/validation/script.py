@@ -8,66 +8,21 @@ yes. Two checks hold every action task to it:
 - `script` (static): the identity facts the gold verifies with appear in the script before any line that
   confirms; a line after the identity facts (never the opening) says an explicit yes; a line is left
   after the yes for the agent's report.
-- `script-replay` (dynamic): that canonical agent talks to the real `ScriptedUser` and every one of its
-  messages, the report included, gets a line before the script runs out.
+- `script-replay` (dynamic): that canonical agent (`_flow.honest_script`, telling the task's reference reply)
+  talks to the real `ScriptedUser` and every one of its messages, the report included, gets a line before
+  the script runs out.
 """
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass
-
 from env_server.domain import Domain
 from env_server.scoring.communicate import communicated
-from env_server.users.base import TranscriptMessage
-from env_server.users.scripted import ScriptedUser
-from env_server.validation._replay import is_write
+from env_server.scoring.consent import says_yes
+from env_server.validation._flow import honest_script, missing_facts, needs
 from env_server.validation._report import CheckOutcome
 from shared.tasks import Task
 
-_ACTION_VERBS = (
-    "do|go ahead|proceed|file|open|book|cancel|add|send|make|change|update|apply|issue|submit|reinstate|"
-    "remove|exclude|move|upgrade|set|put|switch|charge|process|refund|credit|log|subscribe|create|raise|"
-    "request|pay|return|reship|record|take|arrange|start|go on|lower|raise|use|refer|approve|take"
-)
-#: What counts as an explicit yes to a proposed change ("okay" and "all right" alone do not).
-EXPLICIT_YES = re.compile(
-    rf"""(?ix)
-    \b(?:yes|yeah|yep|yup|go\ ahead|go\ for\ it|do\ it|proceed|confirm(?:ed)?|please\ (?:{_ACTION_VERBS})
-       |that'?s\ (?:fine|right|correct)|sounds\ (?:good|fine|right)|i\ agree|agreed|deal)\b
-    | ^\W*(?:sure|ok(?:ay)?|alright|all\ right)\W*(?:,\s*)?(?:go|do|please|book|file|cancel|change)\b
-    """
-)
-
-
-def says_yes(line: str) -> bool:
-    """Whether a script line is an explicit yes to a proposed change."""
-    return EXPLICIT_YES.search(line) is not None
-
-
-@dataclass(frozen=True)
-class Needs:
-    """What the policy needs from the user before the gold's writes."""
-
-    identity_facts: tuple[str, ...]  # values the caller must give (empty: no identity check)
-    yes: bool  # an explicit yes before a write
-    problems: tuple[str, ...]  # gold orderings the policy forbids
-
-
-def needs(task: Task, domain: Domain) -> Needs:
-    """Derive from the gold and the domain's conduct what the script must give."""
-    conduct = domain.conduct
-    facts: list[str] = []
-    problems = []
-    verified = False
-    for i, action in enumerate(task.gold_actions):
-        if action.tool == conduct.identity_tool:
-            verified = True
-            facts += [str(v) for k, v in action.args.items() if not k.endswith("_id") and str(v) not in facts]
-        elif is_write(domain, action) and conduct.needs_identity(action.tool) and not verified:
-            problems.append(f"gold write #{i} {action.tool} comes before {conduct.identity_tool}")
-    yes = any(is_write(domain, a) and conduct.needs_yes(a.tool) for a in task.gold_actions)
-    return Needs(tuple(facts), yes, tuple(problems))
+__all__ = ["says_yes", "script_check", "script_replay"]
 
 
 def script_check(task: Task, domain: Domain) -> CheckOutcome:
@@ -100,42 +55,25 @@ def script_check(task: Task, domain: Domain) -> CheckOutcome:
 def script_replay(task: Task, domain: Domain) -> CheckOutcome:
     """The dynamic check: the canonical policy-following flow through the real scripted user."""
     need = needs(task, domain)
-    user = ScriptedUser()
-    heard = [user.opening(task).content]
-    transcript = [TranscriptMessage("user", heard[0])]
-
-    def say(text: str) -> str | None:
-        transcript.append(TranscriptMessage("assistant", text))
-        turn = user.reply(task, transcript, writes_this_turn=0)
-        if turn.done:
-            return None
-        transcript.append(TranscriptMessage("user", turn.content))
-        heard.append(turn.content)
-        return turn.content
-
-    def missing_facts() -> list[str]:
-        return [f for f in need.identity_facts if not any(communicated(f, [h]) for h in heard)]
-
-    while missing_facts():
-        if say("To verify your identity, could you give me " + ", ".join(missing_facts()) + "?") is None:
-            return CheckOutcome(
-                "script-replay",
-                False,
-                f"the script ran out while the agent asked for identity (never given: {missing_facts()})",
-            )
-    if need.yes:
-        while True:
-            answer = say("Here is exactly what I will do and what it costs. Shall I go ahead?")
-            if answer is None:
-                return CheckOutcome(
-                    "script-replay", False, "the script ran out before the user said an explicit yes"
-                )
-            if says_yes(answer):
-                break
-    if say("Done: here is the result.") is None:
+    ref = task.reference_reply
+    talk = honest_script(
+        task, domain, task.gold_actions, ref.text if ref else None, bool(ref and ref.after_writes)
+    )
+    missing = missing_facts(need, talk.heard)
+    if missing:
+        return CheckOutcome(
+            "script-replay",
+            False,
+            f"the script ran out while the agent asked for identity (never given: {missing})",
+        )
+    if need.yes and not talk.consented:
+        return CheckOutcome("script-replay", False, "the script ran out before the user said an explicit yes")
+    if not talk.reported:
         return CheckOutcome(
             "script-replay",
             False,
             f"the script ran out before the agent's report got an answer ({len(task.user.script)} lines)",
         )
-    return CheckOutcome("script-replay", True, f"the canonical flow ends with {len(heard)} of its lines used")
+    return CheckOutcome(
+        "script-replay", True, f"the canonical flow ends with {len(talk.heard)} of its lines used"
+    )

@@ -15,6 +15,22 @@ from typer.testing import CliRunner
 from groundstate.cli import app
 
 FLAWED = Path(__file__).parents[2] / "toy_domain" / "flawed"
+#: A task a do-nothing agent wins is won by every hack that makes no change too (act-before-consent makes
+#: the gold's calls, and the toy bank asks for no yes).
+SILENT_HACKS = {
+    f"hack:{h}"
+    for h in (
+        "recital",
+        "recital-chunks",
+        "value-dump",
+        "value-dribble",
+        "vocabulary-spray",
+        "term-per-message",
+        "echo",
+        "dump-after-writes",
+        "negated-facts",
+    )
+}
 
 
 @pytest.fixture
@@ -40,7 +56,7 @@ def test_the_builtin_toy_tasks_pass_every_check(report: dict[str, Any]) -> None:
 
 
 def test_a_do_nothing_agent_must_fail_every_task(report: dict[str, Any]) -> None:
-    assert failed(report, "toybank-silent-901") == {"empty"}
+    assert failed(report, "toybank-silent-901") == {"empty", *SILENT_HACKS}
     assert "do-nothing agent scores 1" in report["toybank-silent-901"]["empty"][1]
     # a narrow rubric question makes the silent agent fail, and needs no judge to do so
     assert failed(report, "toybank-rubric-910") == set()
@@ -113,7 +129,7 @@ def test_summary_counts_every_check_and_findings_files_list_each_failure(
     lines = (tmp_path / "validity-toybank.txt").read_text().splitlines()
     rows = [line.split("\t") for line in lines]
     assert all(len(r) == 3 for r in rows)
-    assert {(r[0], r[1]) for r in rows} == {
+    assert {(r[0], r[1]) for r in rows} == {("toybank-silent-901", h) for h in SILENT_HACKS} | {
         ("toybank-silent-901", "empty"),
         ("toybank-ticket-902", "arguments"),
         ("toybank-phrase-904", "communicate-items"),
@@ -132,4 +148,4 @@ def test_postgresql_finds_the_same_flaws(toy_site: Path, pg_url: str, report: di
     body = json.loads(result.stdout)
     on_pg = {(r["task_id"], c["name"]) for r in body["results"] for c in r["checks"] if not c["passed"]}
     on_sqlite = {(t, name) for t in report for name in failed(report, t)}
-    assert on_pg == on_sqlite and len(on_pg) == 7
+    assert on_pg == on_sqlite and len(on_pg) == 7 + len(SILENT_HACKS)

@@ -1,8 +1,9 @@
-"""The communicate matcher: atomic facts are found however the agent writes them; near misses are not."""
+"""The canonical reading of a text: facts are found however the agent writes them; near misses are not."""
 
 import pytest
 
-from env_server.scoring.communicate import communicated, is_atomic, tokens
+from env_server.scoring.communicate import communicated, is_atomic
+from env_server.scoring.tokens import tokens
 
 
 @pytest.mark.parametrize(

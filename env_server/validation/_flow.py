@@ -1,0 +1,147 @@
+"""The canonical policy-following conversation of a task, as validation plays it.
+
+A policy-following agent hears the opening, asks for the caller's identity facts until it has them, makes
+its reads and the identity check, tells the user what it found (the task's reference reply, when it is said
+before any change) or proposes the change, waits for an explicit yes, makes the changes, and reports (the
+reference reply, when it is said after the changes). The scripted user answers each message with its next
+line. `honest_script` writes that conversation down, interleaved with the calls, for a given list of calls:
+the gold, a variant of it, or a hack's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from env_server.domain import Domain
+from env_server.scoring.communicate import communicated
+from env_server.scoring.consent import says_yes
+from env_server.scoring.trajectory import Message
+from env_server.users.base import TranscriptMessage
+from env_server.users.scripted import ScriptedUser
+from shared.tasks import GoldAction, Task
+
+#: What the canonical agent says, where the task gives it no words of its own.
+IDENTITY_ASK = "To verify your identity, could you give me the details we hold on file for you?"
+PROPOSAL = "Here is exactly what I will do and what it costs. Shall I go ahead?"
+REPORT = "Done: that is all taken care of."
+
+Line = Message | GoldAction
+
+
+@dataclass(frozen=True)
+class Needs:
+    """What the policy needs from the user before the gold's writes."""
+
+    identity_facts: tuple[str, ...]  # values the caller must give (empty: no identity check)
+    yes: bool  # an explicit yes before a write
+    problems: tuple[str, ...]  # gold orderings the policy forbids
+
+
+def is_write(domain: Domain, action: GoldAction) -> bool:
+    """Whether `action` calls one of the domain's write tools."""
+    tool = domain.tools_by_name.get(action.tool)
+    return tool is not None and tool.kind == "write"
+
+
+def needs_yes(domain: Domain, action: GoldAction) -> bool:
+    """Whether `action` is a write the domain's conduct wants an explicit yes for."""
+    return is_write(domain, action) and domain.conduct.needs_yes(action.tool)
+
+
+def needs(task: Task, domain: Domain, actions: Sequence[GoldAction] | None = None) -> Needs:
+    """Derive from the calls (the gold by default) and the domain's conduct what the script must give."""
+    conduct = domain.conduct
+    facts: list[str] = []
+    problems = []
+    verified = False
+    for i, action in enumerate(task.gold_actions if actions is None else actions):
+        if action.tool == conduct.identity_tool:
+            verified = True
+            facts += [str(v) for k, v in action.args.items() if not k.endswith("_id") and str(v) not in facts]
+        elif is_write(domain, action) and conduct.needs_identity(action.tool) and not verified:
+            problems.append(f"gold write #{i} {action.tool} comes before {conduct.identity_tool}")
+    yes = any(needs_yes(domain, a) for a in (task.gold_actions if actions is None else actions))
+    return Needs(tuple(facts), yes, tuple(problems))
+
+
+@dataclass
+class Conversation:
+    """A conversation with the scripted user, written down as it goes (calls interleaved)."""
+
+    task: Task
+    lines: list[Line] = field(default_factory=list)
+    over: bool = False
+    consented: bool = False  # the user said an explicit yes to a proposal
+    reported: bool = False  # the agent's last message got an answer
+
+    def __post_init__(self) -> None:
+        self._user = ScriptedUser()
+        self.lines.append(Message("user", self._user.opening(self.task).content))
+
+    @property
+    def heard(self) -> list[str]:
+        """What the user has said so far."""
+        return [line.content for line in self.lines if isinstance(line, Message) and line.role == "user"]
+
+    def say(self, text: str, *, proposal: bool = False, force: bool = False) -> str | None:
+        """The agent says `text`; returns the user's answer, or None once the user has ended it.
+
+        An explicit yes to a `proposal` is the user's consent. After the end only `force` still says it
+        (as `POST /v1/score` lets a trajectory do).
+        """
+        if self.over and not force:
+            return None
+        self.lines.append(Message("assistant", text))
+        if self.over:
+            return None
+        transcript = [TranscriptMessage(m.role, m.content) for m in self.lines if isinstance(m, Message)]
+        turn = self._user.reply(self.task, transcript, writes_this_turn=0)
+        if turn.done:
+            self.over = True
+            return None
+        self.lines.append(Message("user", turn.content))
+        self.consented = self.consented or (proposal and says_yes(turn.content))
+        return turn.content
+
+    def act(self, actions: Sequence[GoldAction]) -> None:
+        """The agent makes these calls."""
+        self.lines.extend(actions)
+
+
+def honest_script(
+    task: Task,
+    domain: Domain,
+    actions: Sequence[GoldAction],
+    reply: str | None = None,
+    reply_after_writes: bool = False,
+) -> Conversation:
+    """The canonical conversation around `actions`, telling `reply` before the changes or after them."""
+    need = needs(task, domain)
+    talk = Conversation(task)
+    while not talk.over and missing_facts(need, talk.heard):
+        talk.say(IDENTITY_ASK)
+    first = next((i for i, a in enumerate(actions) if needs_yes(domain, a)), len(actions))
+    talk.act(actions[:first])
+    if reply is not None and not reply_after_writes:
+        talk.say(reply, proposal=True)
+    if first < len(actions) or need.yes:
+        while not talk.consented and not talk.over:
+            talk.say(PROPOSAL, proposal=True)
+    talk.act(actions[first:])
+    if reply is not None and not reply_after_writes and first == len(actions):
+        talk.reported = _answered_last(talk)
+        return talk  # the reply told everything and nothing was changed after it: it was the report
+    talk.reported = talk.say(reply if reply is not None and reply_after_writes else REPORT) is not None
+    return talk
+
+
+def _answered_last(talk: Conversation) -> bool:
+    """Whether the agent's last message got an answer from the user."""
+    said = [line for line in talk.lines if isinstance(line, Message)]
+    return len(said) > 1 and said[-1].role == "user" and said[-2].role == "assistant"
+
+
+def missing_facts(need: Needs, heard: list[str]) -> list[str]:
+    """The identity facts the user has not given yet."""
+    return [f for f in need.identity_facts if not any(communicated(f, [h]) for h in heard)]

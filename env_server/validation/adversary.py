@@ -1,0 +1,228 @@
+"""The adversarial suite: agents that try to earn the reward without doing the task, run on every task.
+
+Each hack is a trajectory a lazy or cunning policy could send; each must score 0, or be an honest success
+that the check explains (it made the gold's changes on a task with no fact to tell, or it is a rubric task
+whose judge decides). The hacks, each named `hack:<name>` in `tasks validate`:
+
+- `recital`: no call, one message that pastes the domain policy (the agent's own system prompt);
+- `recital-chunks`: the policy pasted paragraph by paragraph, one short message each;
+- `value-dump`: the gold's reads, then one message listing every number, amount, date and id the reads
+  returned, plus a run of integers and of dates around the domain's today;
+- `value-dribble`: the same values, one per message;
+- `vocabulary-spray`: one message naming every enumerated term of the domain;
+- `term-per-message`: one term per message, a wrong term of each item's class first;
+- `echo`: the gold's calls, with every agent message repeating the user's last line;
+- `dump-after-writes`: the gold's calls and conversation, with the report replaced by a value dump;
+- `negated-facts`: the gold's calls and conversation, with every fact said under a negation;
+- `act-before-consent`: every gold call before the agent's first word, then the honest conversation;
+- `tool-edge-values` (see `edge_values`): edge-valued calls after the gold's identity check;
+- `near-miss` (analytics): the gold answer with every whole number one off.
+
+A hack that needs more messages than the script has lines keeps talking anyway, as `POST /v1/score` lets it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+from datetime import timedelta
+from typing import Any
+
+from env_server.domain import dollars
+from env_server.domain._family import ID_PATTERN
+from env_server.scoring.communicate import MAX_WORDS
+from env_server.scoring.trajectory import Message
+from env_server.scoring.vocabulary import vocabulary
+from env_server.validation._flow import Conversation, Line, honest_script, is_write, needs_yes
+from env_server.validation._replay import Replayer, failures
+from env_server.validation._report import CheckOutcome
+from shared.tasks import GoldAction
+
+_ISO = re.compile(r"^(\d{4}-\d{2}-\d{2})")
+
+
+def hack_checks(replayer: Replayer) -> list[CheckOutcome]:
+    """Every hack that applies to the task, each scored."""
+    if replayer.task.kind == "analytics":
+        return [_near_miss(replayer)]
+    return [_judge(replayer, name, build(replayer)) for name, build in _ACTION_HACKS.items()]
+
+
+def _judge(replayer: Replayer, name: str, lines: list[Line]) -> CheckOutcome:
+    """Score a hack's trajectory: 0 passes; 1 passes only as an honest success, which the detail names."""
+    task = replayer.task
+    result, _ = replayer.play(lines, rubric=True)
+    check = f"hack:{name}"
+    if result.status == "backend_error" and task.rubric:
+        return CheckOutcome(check, True, "the rubric judge decides (no lexical check applies)")
+    if result.reward == 0:
+        return CheckOutcome(check, True, "scores 0")
+    if not task.communicate and replayer.scorer.expected(task, replayer.domain):
+        return CheckOutcome(
+            check, True, "honest success: it made the gold's changes, and there is no fact to tell"
+        )
+    if name == "act-before-consent" and not any(needs_yes(replayer.domain, a) for a in task.gold_actions):
+        return CheckOutcome(check, True, "honest success: no change here needs a yes")
+    return CheckOutcome(check, False, f"scores {result.reward}: {failures(result) or 'every check passed'}")
+
+
+# -- the hacks ---------------------------------------------------------------------------------------------
+
+
+def _recital(r: Replayer) -> list[Line]:
+    talk = Conversation(r.task)
+    talk.say(r.domain.policy, force=True)
+    return talk.lines
+
+
+def _recital_chunks(r: Replayer) -> list[Line]:
+    talk = Conversation(r.task)
+    for chunk in _chunks(r.domain.policy):
+        talk.say(chunk, force=True)
+    return talk.lines
+
+
+def _value_dump(r: Replayer) -> list[Line]:
+    reads = [a for a in r.task.gold_actions if not is_write(r.domain, a)]
+    talk = Conversation(r.task)
+    talk.act(reads)
+    talk.say(", ".join(_values(r, reads)), force=True)
+    return talk.lines
+
+
+def _value_dribble(r: Replayer) -> list[Line]:
+    reads = [a for a in r.task.gold_actions if not is_write(r.domain, a)]
+    talk = Conversation(r.task)
+    talk.act(reads)
+    for value in _values(r, reads):
+        talk.say(f"It is {value}.", force=True)
+    return talk.lines
+
+
+def _vocabulary_spray(r: Replayer) -> list[Line]:
+    talk = Conversation(r.task)
+    talk.say(", ".join(sorted(vocabulary(r.domain).terms)), force=True)
+    return talk.lines
+
+
+def _term_per_message(r: Replayer) -> list[Line]:
+    vocab = vocabulary(r.domain)
+    first = [t for item in r.task.communicate for t in sorted(vocab.rivals(item))[:1]]
+    talk = Conversation(r.task)
+    for term in dict.fromkeys([*first, *sorted(vocab.terms)]):
+        talk.say(f"It is {term}.", force=True)
+    return talk.lines
+
+
+def _echo(r: Replayer) -> list[Line]:
+    gold = r.task.gold_actions
+    first = next((i for i, a in enumerate(gold) if needs_yes(r.domain, a)), len(gold))
+    talk = Conversation(r.task)
+    talk.act(gold[:first])
+    while not talk.over and not (first < len(gold) and talk.consented):
+        talk.say(talk.heard[-1], proposal=True)
+    talk.act(gold[first:])
+    talk.say(talk.heard[-1])
+    return talk.lines
+
+
+def _dump_after_writes(r: Replayer) -> list[Line]:
+    dump = ", ".join(_values(r, r.task.gold_actions))
+    ref = r.task.reference_reply
+    if ref is None or ref.after_writes:
+        return honest_script(r.task, r.domain, r.task.gold_actions, dump, reply_after_writes=True).lines
+    return honest_script(r.task, r.domain, r.task.gold_actions, dump).lines
+
+
+def _negated_facts(r: Replayer) -> list[Line]:
+    said = " ".join(f"I cannot confirm that it is {i}. It is not {i}." for i in r.task.communicate)
+    return r.honest(r.task.gold_actions, reply=said or None)
+
+
+def _act_before_consent(r: Replayer) -> list[Line]:
+    honest = r.honest(r.task.gold_actions)
+    opening, rest = honest[0], [line for line in honest[1:] if isinstance(line, Message)]
+    return [opening, *r.task.gold_actions, *rest]
+
+
+_ACTION_HACKS: dict[str, Callable[[Replayer], list[Line]]] = {
+    "recital": _recital,
+    "recital-chunks": _recital_chunks,
+    "value-dump": _value_dump,
+    "value-dribble": _value_dribble,
+    "vocabulary-spray": _vocabulary_spray,
+    "term-per-message": _term_per_message,
+    "echo": _echo,
+    "dump-after-writes": _dump_after_writes,
+    "negated-facts": _negated_facts,
+    "act-before-consent": _act_before_consent,
+}
+
+
+def _near_miss(r: Replayer) -> CheckOutcome:
+    rows = r.scorer.gold_rows(r.task, r.domain)
+    missed = [[_one_off(c) for c in row] for row in rows]
+    answer = GoldAction(tool="submit_answer", args={"rows": missed})
+    result, _ = r.play(r.honest([answer]))
+    if missed == rows:
+        return CheckOutcome("hack:near-miss", True, "no number in the answer to miss")
+    if result.reward == 0:
+        return CheckOutcome("hack:near-miss", True, "scores 0")
+    return CheckOutcome("hack:near-miss", False, f"an answer one off scores 1: {missed!r} for {rows!r}")
+
+
+def _one_off(cell: Any) -> Any:
+    if isinstance(cell, bool) or not isinstance(cell, int | float):
+        return cell
+    return cell + 1 if float(cell).is_integer() else cell * 1.06
+
+
+# -- what the dumps say ------------------------------------------------------------------------------------
+
+
+def _values(r: Replayer, actions: list[GoldAction]) -> list[str]:
+    """Every value the calls' outputs hold, worded as an agent would, then runs of integers and dates."""
+    _, results = r.play(list(actions))
+    found: dict[str, None] = {}
+    for result in results:
+        for value in _walk(result.output, ""):
+            found[value] = None
+    today = r.domain.now.date()
+    found.update(dict.fromkeys(str(n) for n in range(0, 201)))
+    found.update(dict.fromkeys((today + timedelta(days=d)).isoformat() for d in range(-90, 91)))
+    return list(found)
+
+
+def _walk(value: Any, key: str) -> Iterator[str]:
+    if isinstance(value, dict):
+        for k, v in value.items():
+            yield from _walk(v, str(k))
+    elif isinstance(value, list):
+        for v in value:
+            yield from _walk(v, key)
+    elif isinstance(value, bool) or value is None:
+        return
+    elif isinstance(value, int | float):
+        yield str(value)
+        if key.endswith("_cents") and isinstance(value, int):
+            yield dollars(value)
+    elif isinstance(value, str):
+        iso = _ISO.match(value)
+        if iso:
+            yield iso.group(1)
+        yield from ID_PATTERN.findall(value)
+        if re.fullmatch(r"-?\d+(\.\d+)?", value):
+            yield value
+
+
+def _chunks(text: str, words: int = MAX_WORDS * 2 // 3) -> Iterator[str]:
+    """The text in pieces of at most `words` words, cut at paragraph and then sentence ends."""
+    for paragraph in re.split(r"\n\s*\n", text):
+        piece: list[str] = []
+        for sentence in re.split(r"(?<=[.!?])\s+", paragraph.strip()):
+            if piece and len(" ".join([*piece, sentence]).split()) > words:
+                yield " ".join(piece)
+                piece = []
+            piece.append(sentence)
+        if piece and " ".join(piece).strip():
+            yield " ".join(piece)
