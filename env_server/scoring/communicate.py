@@ -16,7 +16,9 @@ occurrence that passes every rule below (`RULES` names them; a failed check's de
 5. **not a list** — it is not one of several values of its kind joined by commas, slashes, "or"/"and" (a
    hedge "$40 or $50" and a dump "40, 50, 60" both name the fact without telling it).
 6. **specific** — an amount, count, date or id shares its message with at most `MAX_RIVALS` other asserted
-   values of its kind; a term shares it with fewer than `SPRAY_TERMS` terms of the domain's vocabulary.
+   values of its kind, and no other value of its kind is offered in the same words anywhere in the
+   conversation ("It is $40." … "It is $50."); a term shares its message with fewer than `SPRAY_TERMS`
+   terms of the domain's vocabulary.
 7. **first answer** — for a term of the domain's vocabulary (a class such as the rate plans or the tiers),
    the first term of its class the agent asserts in the conversation is the item itself: hedging one term
    per message earns nothing.
@@ -45,7 +47,8 @@ from shared.judge import JudgeMessage
 MAX_WORDS = 120
 NGRAM = 6
 COPIED_MIN = 12
-MAX_RIVALS = 3
+MAX_RIVALS = 2
+FRAME = 2
 SPRAY_TERMS = 6
 MAX_DISTINCT = 8
 RULES = (
@@ -179,6 +182,12 @@ class SaidMessage:
             if _CLAUSE_BREAK.search(text[hay[i - 1].end : hay[i].start]) or hay[i - 1].value in _CLAUSE_WORDS:
                 return i
         return 0
+
+    def frame(self, occ: Occurrence) -> tuple[str, ...]:
+        """The words just before `occ` in its clause ("it is", "costs"): how the value is offered."""
+        hay = self.readings[occ.reading]
+        start = max(self.clause_start(occ), occ.start - FRAME)
+        return tuple(t.value for t in hay[start : occ.start] if t.kind == "word")
 
     def negated(self, occ: Occurrence) -> str | None:
         """Why `occ` is not asserted (a negation, a hedge, an alternative, a refutation), or None."""
@@ -319,14 +328,24 @@ class Conversation:
                 return f"the agent's first answer of this kind was '{first_answer}'"
             return None
         kind = group(hay[occ.start])
-        own = "-".join(t.value for t in hay[occ.start : occ.end])
-        others = {
-            v
-            for v, o in message.values(kind)
-            if v != own and not (o.start < occ.end and occ.start < o.end) and message.negated(o) is None
-        }
+        values = message.values(kind)
+        own = next(v for v, o in values if o.start <= occ.start < o.end)
+        others = {v for v, o in values if v != own and message.negated(o) is None}
         if len(others) > MAX_RIVALS:
             return f"stated beside {len(others)} other values of its kind (at most {MAX_RIVALS})"
+        return self._same_words(message, occ, kind, own)
+
+    def _same_words(self, message: SaidMessage, occ: Occurrence, kind: str, own: str) -> str | None:
+        """Whether the agent offers another value of the item's kind in the very words it offers the item."""
+        frame = message.frame(occ)
+        if not frame:
+            return None
+        for other in self.messages:
+            if other.role != "assistant":
+                continue
+            for value, o in other.values(kind):
+                if value != own and other.frame(o) == frame and other.negated(o) is None:
+                    return f"offered in the same words as {other.said(o)} ('{' '.join(frame)} …'): a hedge"
         return None
 
     def _spray(self, message: SaidMessage, occ: Occurrence) -> str | None:
