@@ -8,10 +8,9 @@ from pathlib import Path
 from typing import Annotated, Literal
 
 import typer
-from pydantic import BaseModel, ValidationError
+from pydantic import ValidationError
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-from rich.table import Table
 
 from env_server.domain.registry import DomainRegistry
 from env_server.errors import GroundstateError
@@ -187,6 +186,7 @@ def tasks_validate(
     from env_server.sandbox import make_sandbox_engine
     from env_server.scoring.scorer import Scorer
     from env_server.validation import validate_task
+    from env_server.validation.summary import print_validation, validation_json
 
     registry = _registry(tasks_dir, domain)
     tasks = list(registry.tasks(domain=domain))
@@ -205,9 +205,9 @@ def tasks_validate(
     if report_dir is not None:
         _write_findings(reports, report_dir)
     if as_json:
-        typer.echo(json.dumps(_validation_json(reports, backend).model_dump(mode="json"), indent=1))
+        typer.echo(json.dumps(validation_json(reports, backend).model_dump(mode="json"), indent=1))
     else:
-        _print_validation(reports, backend)
+        print_validation(console, reports, backend)
     if not all(r.passed for r in reports):
         raise typer.Exit(1)
 
@@ -262,87 +262,6 @@ def _progress(on: Console | None = None) -> Progress:
         TimeElapsedColumn(),
         console=on or console,
         transient=True,
-    )
-
-
-def _check_counts(reports: list[TaskValidation]) -> dict[str, tuple[int, int]]:
-    """Per check (in `CHECKS` order): tasks it ran on, tasks it passed."""
-    from env_server.validation import CHECKS
-
-    counts = {}
-    for name in CHECKS:
-        ran = [c for r in reports for c in r.checks if c.name == name]
-        if ran:
-            counts[name] = (len(ran), sum(c.passed for c in ran))
-    return counts
-
-
-def _print_validation(reports: list[TaskValidation], backend: str) -> None:
-    table = Table("check", title=f"task validity ({backend}): {len(reports)} tasks")
-    for column in ("tasks", "passed", "failed"):
-        table.add_column(column, justify="right")
-    for name, (ran, passed) in _check_counts(reports).items():
-        failed = f"[red]{ran - passed}[/red]" if ran > passed else "0"
-        table.add_row(name, str(ran), str(passed), failed)
-    ok = sum(r.passed for r in reports)
-    table.add_section()
-    table.add_row("[b]all tasks[/b]", str(len(reports)), str(ok), str(len(reports) - ok))
-    for r in reports:
-        for c in r.checks:
-            if not c.passed:
-                console.print(f"[red]{r.task_id}[/red] {c.name}: {c.detail}", soft_wrap=True, highlight=False)
-    console.print(table)
-    console.print(f"{ok} passed, {len(reports) - ok} failed ({backend})")
-
-
-class _CheckTally(BaseModel):
-    tasks: int
-    passed: int
-
-
-class _CheckJson(BaseModel):
-    name: str
-    passed: bool
-    detail: str
-
-
-class _TaskJson(BaseModel):
-    task_id: str
-    domain: str
-    passed: bool
-    checks: list[_CheckJson]
-    notes: list[str]
-
-
-class ValidationJson(BaseModel):
-    """What `tasks validate --json` prints: the totals, each check's tally, and every task's checks."""
-
-    backend: str
-    tasks: int
-    passed: int
-    failed: int
-    checks: dict[str, _CheckTally]
-    results: list[_TaskJson]
-
-
-def _validation_json(reports: list[TaskValidation], backend: str) -> ValidationJson:
-    ok = sum(r.passed for r in reports)
-    return ValidationJson(
-        backend=backend,
-        tasks=len(reports),
-        passed=ok,
-        failed=len(reports) - ok,
-        checks={n: _CheckTally(tasks=ran, passed=p) for n, (ran, p) in _check_counts(reports).items()},
-        results=[
-            _TaskJson(
-                task_id=r.task_id,
-                domain=r.domain,
-                passed=r.passed,
-                checks=[_CheckJson(name=c.name, passed=c.passed, detail=c.detail) for c in r.checks],
-                notes=r.notes,
-            )
-            for r in reports
-        ],
     )
 
 

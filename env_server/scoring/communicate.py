@@ -262,6 +262,15 @@ class Conversation:
         self.vocab = vocab
         self.messages = [SaidMessage(m, vocab, grams) for m in messages]
 
+    def answers(self) -> list[Message]:
+        """The conversation without the agent's non-answers (too long, the policy's words, a term spray)."""
+        return [
+            Message(m.role, m.text)
+            for m in self.messages
+            if m.role == "user"
+            or (m.words <= MAX_WORDS and not m.is_copied() and len({t for t, _ in m.terms}) < SPRAY_TERMS)
+        ]
+
     def told(self, item: str) -> Verdict:
         """Whether the agent told `item` as the answer; the detail says where, or which rule bit."""
         is_term = self.vocab.holds(item) or not any(c.isdigit() for c in item)

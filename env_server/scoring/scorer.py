@@ -139,8 +139,10 @@ class Scorer:
     ) -> ScoreResult:
         """Assemble the reward: state equal, every fact told, consent before changes, every rubric a yes.
 
-        A rubric question cannot be a yes when the agent said nothing: that transcript fails it without a
-        judge (so a task with a rubric also fails the do-nothing agent where no judge is configured).
+        The judge sees the conversation without the agent's non-answers (messages over `MAX_WORDS` words
+        or mostly the policy's own words): a recital cannot talk a judge into a yes. A rubric question
+        cannot be a yes when the agent gave no answer at all: that transcript fails it without a judge (so
+        a task with a rubric also fails the do-nothing agent where no judge is configured).
 
         For analytics tasks, `answer` (the rows of the last `submit_answer` call, or None) must also match
         the gold SQL's result.
@@ -149,8 +151,8 @@ class Scorer:
         checks = [Check(name="state", passed=not entries, detail=_summary(entries))]
         if task.kind == "analytics":
             checks.append(self._answer_check(task, domain, answer))
+        heard = Conversation(trajectory.messages(), vocabulary(domain), domain.policy)
         if task.communicate:
-            heard = Conversation(trajectory.messages(), vocabulary(domain), domain.policy)
             for item in task.communicate:
                 verdict = heard.told(item)
                 checks.append(Check(name=f"communicate:{item}", passed=verdict.passed, detail=verdict.detail))
@@ -158,11 +160,11 @@ class Scorer:
         if consent is not None:
             checks.append(consent)
         said = trajectory.messages("assistant")
-        if task.rubric and not said:  # nothing said: no rubric question can be a yes, and no judge is needed
-            checks += [
-                Check(name=f"rubric:{q}", passed=False, detail="the agent sent no message")
-                for q in task.rubric
-            ]
+        answers = heard.answers() if task.rubric else []
+        if task.rubric and not any(m.role == "assistant" for m in answers):
+            # nothing said, or only recitals: no rubric question can be a yes, and no judge is needed
+            why = "the agent sent no message" if not said else "the agent sent no answer (only recitals)"
+            checks += [Check(name=f"rubric:{q}", passed=False, detail=why) for q in task.rubric]
         elif task.rubric:
             if self.judge is None:
                 return ScoreResult(
@@ -174,7 +176,8 @@ class Scorer:
                     "(set GROUNDSTATE_JUDGE_BASE_URL and GROUNDSTATE_JUDGE_MODEL)",
                 )
             try:
-                verdicts = self.judge.ask(trajectory.chat(), list(task.rubric))
+                chat = [{"role": m.role, "content": m.content} for m in answers]
+                verdicts = self.judge.ask(chat, list(task.rubric))
             except BackendError as exc:
                 return ScoreResult(
                     status="backend_error", reward=None, checks=checks, diff=entries, error=exc.message

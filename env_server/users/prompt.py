@@ -16,7 +16,7 @@ from env_server.llm.endpoint import MalformedOutput
 from env_server.users.base import TranscriptMessage
 from shared.tasks import UserSpec
 
-PROMPT_VERSION = "llm-user-v1"
+PROMPT_VERSION = "llm-user-v2"
 
 #: The user ends the conversation by writing this; it is stripped from the text the agent sees.
 STOP_TOKEN = "###STOP###"
@@ -49,6 +49,8 @@ Rules:
 - Write only the customer's next message: one to three short sentences of plain text.
 - Never invent names, numbers, dates or other details that are not listed above.
 - Do not tell the agent how to do its job and do not take the agent's role.
+- When the agent proposes a change you want and asks whether to go ahead, answer with an explicit "Yes, \
+please go ahead." If you do not want it, say no.
 - When your goal has been met, or the agent has clearly refused it and you accept that, or there is \
 nothing left to do, write {stop} at the end of your message. Do not write {stop} before then."""
 

@@ -39,6 +39,10 @@ from env_server.validation._report import CheckOutcome
 from shared.tasks import GoldAction
 
 _ISO = re.compile(r"^(\d{4}-\d{2}-\d{2})")
+#: How a hack's check says it came out (the summary counts them).
+SCORED_ZERO = "scores 0"
+HONEST = "honest success"
+JUDGE_DECIDES = "the rubric judge decides"
 
 
 def hack_checks(replayer: Replayer) -> list[CheckOutcome]:
@@ -165,9 +169,9 @@ def _near_miss(r: Replayer) -> CheckOutcome:
     answer = GoldAction(tool="submit_answer", args={"rows": missed})
     result, _ = r.play(r.honest([answer]))
     if missed == rows:
-        return CheckOutcome("hack:near-miss", True, "no number in the answer to miss")
+        return CheckOutcome("hack:near-miss", True, f"{HONEST}: no number in the answer to miss")
     if result.reward == 0:
-        return CheckOutcome("hack:near-miss", True, "scores 0")
+        return CheckOutcome("hack:near-miss", True, SCORED_ZERO)
     return CheckOutcome("hack:near-miss", False, f"an answer one off scores 1: {missed!r} for {rows!r}")
 
 
