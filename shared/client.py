@@ -26,6 +26,7 @@ from shared.models import (
     EpisodeStarted,
     ErrorResponse,
     MessageRequest,
+    ReferenceTrajectory,
     ScoreRequest,
     ScoreResult,
     StartEpisodeRequest,
@@ -52,6 +53,7 @@ _REPLY = TypeAdapter(UserReply)
 _SCORE = TypeAdapter(ScoreResult)
 _INFO = TypeAdapter(EpisodeInfo)
 _TRAJECTORY_SCORE = TypeAdapter(TrajectoryScore)
+_REFERENCE = TypeAdapter(ReferenceTrajectory)
 
 
 @dataclass(frozen=True)
@@ -85,6 +87,10 @@ class _Api:
     def task(task_id: str, include_gold: bool) -> _Call:
         adapter = _TASK_GOLD if include_gold else _TASK_PUBLIC
         return _Call("GET", f"/v1/tasks/{task_id}", adapter, params={"include_gold": include_gold})
+
+    @staticmethod
+    def reference(task_id: str) -> _Call:
+        return _Call("GET", f"/v1/tasks/{task_id}/reference", _REFERENCE)
 
     @staticmethod
     def start(request: StartEpisodeRequest) -> _Call:
@@ -192,6 +198,10 @@ class GroundstateClient:
         """One task (the full file with `include_gold`)."""
         return self._run(_Api.task(task_id, include_gold))  # type: ignore[no-any-return]
 
+    def reference(self, task_id: str) -> ReferenceTrajectory:
+        """A task's reference conversation (it holds the gold: never show it to an agent)."""
+        return self._run(_Api.reference(task_id))  # type: ignore[no-any-return]
+
     def start_episode(self, task_id: str, user: str | None = None, seed: int | None = None) -> EpisodeStarted:
         """Start an episode."""
         return self._run(_Api.start(StartEpisodeRequest(task_id=task_id, user=user, seed=seed)))  # type: ignore[arg-type]
@@ -284,6 +294,10 @@ class AsyncGroundstateClient:
     async def task(self, task_id: str, include_gold: bool = False) -> Task | TaskPublic:
         """One task (the full file with `include_gold`)."""
         return await self._run(_Api.task(task_id, include_gold))  # type: ignore[no-any-return]
+
+    async def reference(self, task_id: str) -> ReferenceTrajectory:
+        """A task's reference conversation (it holds the gold: never show it to an agent)."""
+        return await self._run(_Api.reference(task_id))  # type: ignore[no-any-return]
 
     async def start_episode(
         self, task_id: str, user: str | None = None, seed: int | None = None

@@ -247,6 +247,25 @@ class ScoreRequest(WireModel):
         ]
 
 
+class ReferenceStep(WireModel):
+    """One step of a task's reference conversation: an agent message, an agent's call, or the user's line."""
+
+    role: Literal["assistant", "user"]
+    content: str | None = Field(default=None, description="The message, or null for a tool call.")
+    tool_call: ToolCallSpec | None = Field(default=None, description="The agent's call; null for a message.")
+
+
+class ReferenceTrajectory(WireModel):
+    """A task's canonical policy-following conversation with the scripted user.
+
+    The gold calls, asking for identity, the reference reply or a proposal, the user's yes, the changes,
+    the report: what validation requires to score 1; the `replay` oracle plays the agent's side.
+    """
+
+    task_id: str
+    steps: list[ReferenceStep]
+
+
 class TrajectoryScore(ScoreResult):
     """A stateless score, with what each replayed tool call returned."""
 

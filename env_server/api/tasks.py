@@ -4,7 +4,9 @@ from typing import Literal
 
 from fastapi import APIRouter, Query
 
-from env_server.api.deps import RegistryDep
+from env_server.api.deps import EpisodesDep, RegistryDep
+from env_server.validation.reference import reference_trajectory
+from shared.models import ReferenceTrajectory
 from shared.tasks import Task, TaskPublic
 
 router = APIRouter(prefix="/v1/tasks", tags=["tasks"])
@@ -31,3 +33,13 @@ def get_task(
     """One task; the full file with `include_gold=true`."""
     task = registry.task(task_id)
     return task if include_gold else task.public()
+
+
+@router.get("/{task_id}/reference", operation_id="tasks-reference")
+def get_reference(task_id: str, episodes: EpisodesDep) -> ReferenceTrajectory:
+    """The task's reference conversation: what a policy-following agent does and says.
+
+    Never show it to an agent: it holds the gold. Validation requires it to score 1; `replay` plays it.
+    """
+    task = episodes.registry.task(task_id)
+    return reference_trajectory(task, episodes.registry.domain(task.domain), episodes.scorer)

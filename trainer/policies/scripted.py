@@ -1,10 +1,11 @@
 """Deterministic policies: the gold-action oracle (`replay`) and recorded turns played back (`recorded`).
 
-`replay` plays a task's reference solution, fetched from the server with `include_gold=true`: each gold
-action as a tool call (analytics tasks: the gold SQL through `sql_query`, then its rows to
-`submit_answer`), then one closing message that says every `communicate` item and stops. It is the oracle
-baseline of a campaign (what a perfect agent scores: 1 everywhere except tasks whose rubric or user needs
-more) and a smoke test of a server, with no model at all.
+`replay` plays the agent's side of a task's reference conversation (`GET /v1/tasks/{id}/reference`): it
+asks for the caller's identity, makes the gold calls, tells the task's reference reply or proposes the
+change, waits for the user's answer, makes the changes and reports, exactly as validation proves scores 1
+with the scripted user (analytics tasks: the gold SQL through `sql_query`, then its rows to
+`submit_answer`). It is the oracle baseline of a campaign (what a perfect agent scores: 1 everywhere except
+tasks whose rubric or LLM user needs more) and a smoke test of a server, with no model at all.
 
 `recorded:PATH` plays back assistant turns saved as JSON (a list of `Turn` objects, or any object with a
 `turns` list, such as a dumped `RolloutResult`): to reproduce an episode against another server or backend,
@@ -22,18 +23,13 @@ from typing import TYPE_CHECKING, Any, Self
 from pydantic import Field, TypeAdapter, ValidationError
 
 from shared.strict_model import StrictModel
-from shared.tasks import Task
 from trainer.policies.base import Message, Policy, PolicySpecError, ToolCall, Turn, new_call_id, parse_options
 
 if TYPE_CHECKING:
     from shared.client import AsyncGroundstateClient
-    from shared.models import EpisodeStarted
+    from shared.models import EpisodeStarted, ReferenceStep
 
 __all__ = ["RecordedPolicy", "ReplayOptions", "ReplayPolicy"]
-
-_ROWS_OF_LAST_QUERY = object()
-"""Placeholder for `submit_answer`'s rows: the rows the previous `sql_query` returned."""
-
 
 class ReplayOptions(StrictModel):
     """Options of the replay policy."""
@@ -43,12 +39,12 @@ class ReplayOptions(StrictModel):
 
 
 class ReplayPolicy(Policy):
-    """The oracle: plays each task's gold actions, then says its `communicate` items and stops."""
+    """The oracle: plays the agent's side of each task's reference conversation."""
 
     name = "replay"
 
     def __init__(self, options: ReplayOptions | None = None) -> None:
-        """Create the policy; it fetches each episode's task when bound to it."""
+        """Create the policy; it fetches each episode's reference conversation when bound to it."""
         self.options = options or ReplayOptions()
 
     @classmethod
@@ -63,11 +59,10 @@ class ReplayPolicy(Policy):
         return cls(parse_options(ReplayOptions, options, "replay"))
 
     async def for_episode(self, episode: EpisodeStarted, client: AsyncGroundstateClient) -> Policy:
-        """Fetch the task with its gold actions and return a policy bound to it."""
-        task = await client.task(episode.task_id, include_gold=True)
-        if not isinstance(task, Task):
-            raise TypeError(f"the server did not return task {episode.task_id} with its gold actions")
-        return _ReplayEpisode(task, self.options.calls_per_turn)
+        """Fetch the task's reference conversation and return a policy bound to it."""
+        reference = await client.reference(episode.task_id)
+        agent = [s for s in reference.steps if s.role == "assistant"]
+        return _ReplayEpisode(agent, self.options.calls_per_turn)
 
     async def respond(self, messages: list[Message], tools: list[dict[str, Any]]) -> Turn:
         """Unusable unbound: the replay needs the episode's task (`for_episode`).
@@ -79,44 +74,34 @@ class ReplayPolicy(Policy):
 
 
 class _ReplayEpisode(Policy):
-    """The replay policy bound to one task; stateless beyond the task (progress is read from `messages`)."""
+    """The replay policy bound to one task; stateless beyond its steps (progress is read from `messages`)."""
 
     name = "replay"
 
-    def __init__(self, task: Task, calls_per_turn: int) -> None:
-        self.task = task
+    def __init__(self, steps: list[ReferenceStep], calls_per_turn: int) -> None:
+        self.steps = steps
         self.calls_per_turn = calls_per_turn
-        self.plan: list[tuple[str, Any]] = [(a.tool, a.args) for a in task.gold_actions]
-        if task.kind == "analytics" and task.analytics is not None:
-            self.plan += [
-                ("sql_query", {"sql": task.analytics.gold_sql}),
-                ("submit_answer", _ROWS_OF_LAST_QUERY),
-            ]
 
     async def respond(self, messages: list[Message], tools: list[dict[str, Any]]) -> Turn:
-        """The next gold actions, or the closing message once all were made."""
-        done = sum(len(m.get("tool_calls") or []) for m in messages if m["role"] == "assistant")
-        if done < len(self.plan):
-            batch = self.plan[done : done + self.calls_per_turn]
-            calls = [
-                ToolCall(id=new_call_id(), name=name, arguments=self._args(args, messages))
-                for name, args in batch
-            ]
-            return Turn(tool_calls=calls, finish_reason="tool_calls")
-        items = self.task.communicate
-        text = "All done: " + ". ".join(items) + "." if items else "I have completed your request."
-        return Turn(content=text, stop=True, finish_reason="stop")
-
-    @staticmethod
-    def _args(args: Any, messages: list[Message]) -> dict[str, Any]:
-        if args is not _ROWS_OF_LAST_QUERY:
-            return dict(args)
-        last = next((m for m in reversed(messages) if m["role"] == "tool"), None)
-        try:
-            output = json.loads(last["content"]) if last else None
-        except json.JSONDecodeError:
-            output = None
-        return {"rows": output.get("rows", []) if isinstance(output, dict) else []}
+        """The next calls (up to `calls_per_turn` in a row) or the next message; a stop after the last."""
+        done = sum(
+            len(m.get("tool_calls") or []) + int(bool(m.get("content")))
+            for m in messages
+            if m["role"] == "assistant"
+        )
+        if done >= len(self.steps):
+            return Turn(stop=True, finish_reason="stop")
+        step = self.steps[done]
+        last = done == len(self.steps) - 1
+        if step.tool_call is None:
+            return Turn(content=step.content or "", stop=last, finish_reason="stop")
+        calls = []
+        for later in self.steps[done : done + self.calls_per_turn]:
+            if later.tool_call is None:
+                break
+            call = later.tool_call
+            calls.append(ToolCall(id=new_call_id(), name=call.name, arguments=call.arguments))
+        return Turn(tool_calls=calls, stop=done + len(calls) == len(self.steps), finish_reason="tool_calls")
 
 
 class RecordedPolicy(Policy):

@@ -165,3 +165,19 @@ def test_calls_in_both_places_or_arguments_that_are_not_json_are_a_clear_422(hot
     error = r.json()["error"]
     assert r.status_code == 422 and error["field"] == "messages.4.tool_calls.0.function.arguments"
     assert "not JSON" in error["message"]
+
+
+@pytest.mark.parametrize("task_id", [TASK, "hotel-extras-refusal-001", "hotel-analytics-001"])
+def test_the_reference_conversation_played_over_http_scores_one(hotel: TestClient, task_id: str) -> None:
+    reference = hotel.get(f"/v1/tasks/{task_id}/reference").json()
+    steps = reference["steps"]
+    assert steps[0]["role"] == "user" and any(s["tool_call"] for s in steps)
+    episode = _start(hotel, task_id)
+    for step in steps[1:]:
+        if step["role"] == "assistant" and step["tool_call"]:
+            call = step["tool_call"]
+            _call(hotel, episode, call["name"], call["arguments"])
+        elif step["role"] == "assistant":
+            _say(hotel, episode, step["content"])
+    score = _score(hotel, episode)
+    assert score["reward"] == 1, score["checks"]
