@@ -181,3 +181,14 @@ def test_the_reference_conversation_played_over_http_scores_one(hotel: TestClien
             _say(hotel, episode, step["content"])
     score = _score(hotel, episode)
     assert score["reward"] == 1, score["checks"]
+
+
+def test_the_starter_curriculum_is_scored_on_its_state_alone(settings: Settings) -> None:
+    """The learning benchmark's tasks tell no fact and need no yes: the new rules leave their reward as it was
+    (the gold calls alone, with no word to the user, still earn 1)."""
+    registry = DomainRegistry.discover(only=["starter"])
+    with TestClient(create_app(settings, registry=registry)) as client:
+        for task in registry.tasks(domain="starter"):
+            calls = [{"name": a.tool, "arguments": a.args} for a in task.gold_actions]
+            body = client.post("/v1/score", json={"task_id": task.id, "tool_calls": calls}).json()
+            assert body["reward"] == 1 and [c["name"] for c in body["checks"]] == ["state"], task.id
