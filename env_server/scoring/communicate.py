@@ -323,13 +323,20 @@ class Conversation:
             return why
         hay = message.readings[occ.reading]
         if is_term:
-            term_starts = {(o.reading, o.start) for _, o in message.terms} | {
-                (o.reading, o.end - 1) for _, o in message.terms
+            mine = {(o.reading, o.start) for o in message.occurrences(item)}
+            term_ends = {
+                (o.reading, i)
+                for _, o in message.terms
+                if (o.reading, o.start) not in mine
+                for i in (o.start, o.end - 1)
             }
-            rival: Callable[[int, int], bool] = lambda r, i: (r, i) in term_starts  # noqa: E731
+            rival: Callable[[int, int], bool] = lambda r, i: (r, i) in term_ends  # noqa: E731
         else:
             kind = group(hay[occ.start])
-            rival = lambda r, i: group(message.readings[r][i]) == kind  # noqa: E731
+            said = hay[occ.start].value
+            rival = lambda r, i: (  # noqa: E731  # a repeated value is not a list of values
+                group(message.readings[r][i]) == kind and message.readings[r][i].value != said
+            )
         if message.in_list(occ, rival):
             return f"one of a list of values ('{message.said(occ)}')"
         if is_term:

@@ -46,12 +46,13 @@ MONTHS: dict[str, int] = {
 }
 _MONTH = "(?:" + "|".join(sorted(MONTHS, key=len, reverse=True)) + r")\.?"
 _DAY = r"(?:[12][0-9]|3[01]|0?[1-9])(?:st|nd|rd|th)?"
-NUMBER_WORDS = {
-    w: str(i)
-    for i, w in enumerate(
-        "zero one two three four five six seven eight nine ten eleven twelve".split()  # noqa: SIM905
-    )
-}
+_UNITS = (
+    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
+    "seventeen eighteen nineteen"
+).split()
+_TENS = "twenty thirty forty fifty sixty seventy eighty ninety".split()
+#: Number words up to ninety-nine -> digits ("twenty-one" and "twenty one" are read as one number).
+NUMBER_WORDS = {w: str(i) for i, w in enumerate(_UNITS)} | {w: str(20 + 10 * i) for i, w in enumerate(_TENS)}
 _CURRENCY_WORDS = frozenset({"usd", "dollar", "dollars"})
 
 _TOKEN = re.compile(
@@ -115,10 +116,26 @@ def read(text: str) -> list[Token]:
         elif kind == "percent" or value == "percent":
             found.append(Token("percent", "word", start, end, start))
         elif value in NUMBER_WORDS:
-            found.append(Token(NUMBER_WORDS[value], "number", start, end, start))
+            found.append(_number_word(found, lowered, value, start, end))
         elif value not in _CURRENCY_WORDS:
             found.append(Token(value, "word", start, end, start))
     return found
+
+
+def _number_word(found: list[Token], text: str, word: str, start: int, end: int) -> Token:
+    """A number word; a unit right after a tens word ("twenty-one") joins it into one number."""
+    units = int(NUMBER_WORDS[word])
+    previous = found[-1] if found else None
+    if (
+        previous is not None
+        and 0 < units < 10
+        and previous.kind == "number"
+        and text[previous.start : previous.end] in _TENS
+        and text[previous.end : start] in ("-", " ")
+    ):
+        found.pop()
+        return Token(str(int(previous.value) + units), "number", previous.start, end, previous.start)
+    return Token(NUMBER_WORDS[word], "number", start, end, start)
 
 
 def tokens(text: str) -> list[str]:

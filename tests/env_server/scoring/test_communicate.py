@@ -184,3 +184,8 @@ def test_values_offered_in_the_same_words_are_a_hedge_within_or_across_messages(
     assert not told("$40", "It is $50.", "It is $40.").passed
     assert not told("$40", "It is $40.", "It is $50.").passed
     assert told("$40", "It costs $40; you paid $50 last time.").passed
+
+
+def test_a_fact_repeated_is_not_a_list() -> None:
+    assert told("non-refundable", "It is non-refundable, and non-refundable rates can't be changed.").passed
+    assert told("$40", "It's $40, yes, $40 for the late check-out.").passed

@@ -138,3 +138,11 @@ def test_atomic_items(item: str) -> None:
 @pytest.mark.parametrize("item", ["supervisor approval", "transfer complete", "no refund", "  "])
 def test_phrases_are_not_atomic(item: str) -> None:
     assert not is_atomic(item)
+
+
+def test_number_words_up_to_ninety_nine() -> None:
+    assert tokens("thirty days, twenty-one nights, twenty one, ninety-nine, fourteen") == [
+        "30", "days", "21", "nights", "21", "99", "14",
+    ]  # fmt: skip
+    assert communicated("30", ["Returns are accepted within thirty days."])
+    assert not communicated("30", ["Returns are accepted within thirty-one days."])
