@@ -16,7 +16,7 @@ from env_server.domain._family import (
     ScenarioPatch,
     ScenarioUnavailable,
 )
-from env_server.domain._gold import call, user_spec
+from env_server.domain._gold import call, reply, user_spec
 from env_server.domain._identity import is_verified
 from env_server.domain._ids import FIRST_GENERATED_ID
 from env_server.domain._schema import allowed_values, one_of
@@ -32,7 +32,7 @@ from env_server.domain._wording import (
     month_day_year,
     whole_dollars,
 )
-from shared.tasks import GoldAction, UserSpec
+from shared.tasks import GoldAction, ReferenceReply, UserSpec
 
 __all__ = [
     "FIRST_GENERATED_ID",
@@ -42,6 +42,7 @@ __all__ = [
     "DomainFields",
     "GoldAction",
     "IdentityVerificationTable",
+    "ReferenceReply",
     "RowView",
     "ScenarioContext",
     "ScenarioFamily",
@@ -65,6 +66,7 @@ __all__ = [
     "month_day_year",
     "named_metadata",
     "one_of",
+    "reply",
     "tool",
     "user_spec",
     "volatile",

@@ -1,10 +1,10 @@
-"""Building a task's typed parts in a family: its gold (and wrong) actions and its simulated user."""
+"""Building a task's typed parts in a family: its gold (and wrong) actions, its user, its reference reply."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from shared.tasks import GoldAction, UserSpec
+from shared.tasks import GoldAction, ReferenceReply, UserSpec
 
 
 def call(tool: str, **args: Any) -> GoldAction:
@@ -39,3 +39,14 @@ def user_spec(
         instructions=instructions,
         script=script,
     )
+
+
+def reply(text: str, *paraphrases: str, after_writes: bool = False) -> ReferenceReply:
+    """What a good agent says to tell the task's `communicate` facts, and the same in other words.
+
+    Args:
+        text: the reference reply, worded from the scene's values.
+        *paraphrases: at least one rewording (other order, other number and date forms).
+        after_writes: said in the report after the changes (a new ticket's id), not before them.
+    """
+    return ReferenceReply(text=text, paraphrases=list(paraphrases), after_writes=after_writes)

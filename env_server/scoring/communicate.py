@@ -13,8 +13,9 @@ occurrence that passes every rule below (`RULES` names them; a failed check's de
 4. **affirmed** — the fact is asserted, not negated or hedged: no "not"/"isn't"/"no"/"never" right before
    it, no "cannot confirm"/"not sure"/"whether"/"if"/"maybe"/"might" earlier in its clause, no "instead of",
    "rather than", "unlike" before it, no "is wrong"/"is incorrect" after it.
-5. **not a list** — it is not one of several values of its kind joined by commas, slashes, "or"/"and" (a
-   hedge "$40 or $50" and a dump "40, 50, 60" both name the fact without telling it).
+5. **not a list** — it is not one of several values of its kind (amounts with amounts, percentages with
+   percentages, terms with terms) joined by commas, slashes, "or"/"and" (a hedge "$40 or $50" and a dump
+   "40, 50, 60" both name the fact without telling it; "$135, 50% of the stay" is no list).
 6. **specific** — an amount, count, date or id shares its message with at most `MAX_RIVALS` other asserted
    values of its kind, and no other value of its kind is offered in the same words anywhere in the
    conversation ("It is $40." … "It is $50."); a term shares its message with fewer than `SPRAY_TERMS`
@@ -332,10 +333,9 @@ class Conversation:
             }
             rival: Callable[[int, int], bool] = lambda r, i: (r, i) in term_ends  # noqa: E731
         else:
-            kind = group(hay[occ.start])
-            said = hay[occ.start].value
-            rival = lambda r, i: (  # noqa: E731  # a repeated value is not a list of values
-                group(message.readings[r][i]) == kind and message.readings[r][i].value != said
+            first = hay[occ.start]
+            rival = lambda r, i: (  # noqa: E731  # a value of the same kind, not the fact repeated
+                message.readings[r][i].kind == first.kind and message.readings[r][i].value != first.value
             )
         if message.in_list(occ, rival):
             return f"one of a list of values ('{message.said(occ)}')"

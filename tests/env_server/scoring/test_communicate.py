@@ -189,3 +189,8 @@ def test_values_offered_in_the_same_words_are_a_hedge_within_or_across_messages(
 def test_a_fact_repeated_is_not_a_list() -> None:
     assert told("non-refundable", "It is non-refundable, and non-refundable rates can't be changed.").passed
     assert told("$40", "It's $40, yes, $40 for the late check-out.").passed
+
+
+def test_values_of_different_kinds_side_by_side_are_no_list() -> None:
+    assert told("$135", "Cancelling refunds $135, 50% of the stay. Shall I cancel it?").passed
+    assert not told("$135", "Cancelling refunds $135, $270 or $405.").passed

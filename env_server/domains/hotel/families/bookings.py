@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from env_server.domain import ScenarioContext, ScenarioUnavailable, call, day_month, dollars
+from env_server.domain import ScenarioContext, ScenarioUnavailable, call, day_month, dollars, reply
 from env_server.domains.hotel.families._base import (
     EXTRA_PRICES,
     INVENTORY_LAST_NIGHT,
@@ -140,6 +140,11 @@ def cancel_quote(ctx: ScenarioContext) -> Task:
             ),
         ],
         communicate=[dollars(refund).lstrip("$")],
+        reference_reply=reply(
+            f"Cancelling booking {bk['booking_id']} now refunds {dollars(refund)}, {percent}% of the stay. "
+            "Shall I cancel it?",
+            f"You would get {dollars(refund)} back. Do you want me to go ahead with the cancellation?",
+        ),
         determined_by=refund_determined(),
     )
 
@@ -222,6 +227,11 @@ def change_booking(ctx: ScenarioContext) -> Task:
             gold_actions=[call("get_booking", booking_id=bk["booking_id"])],
             wrong_actions=[guest.verify(), change],
             communicate=["non-refundable"],
+            reference_reply=reply(
+                f"I'm sorry, booking {bk['booking_id']} is on a non-refundable rate, and non-refundable "
+                "bookings can't be changed.",
+                "That reservation was booked non-refundable, so its dates and room can't be changed.",
+            ),
         )
     return ctx.task(
         difficulty_tags=tags,
@@ -296,6 +306,11 @@ def add_extra(ctx: ScenarioContext) -> Task:
                 call("add_booking_extra", booking_id=bk["booking_id"], extra=extra, complimentary=True),
             ],
             communicate=[dollars(price)],
+            reference_reply=reply(
+                f"{EXTRA_WORDS[extra].capitalize()} isn't complimentary for your tier: it would cost "
+                f"{dollars(price)}. Would you like it at that price?",
+                f"For your membership it's a paid extra at {dollars(price)}. Shall I add it?",
+            ),
         )
     return ctx.task(
         difficulty_tags=["extras", "loyalty-perk", f"{guest.tier}-member"],

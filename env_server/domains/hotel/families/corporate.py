@@ -16,6 +16,7 @@ from env_server.domain import (
     call,
     day_month,
     dollars,
+    reply,
     user_spec,
 )
 from env_server.domains.hotel.families._base import (
@@ -277,6 +278,11 @@ def approval_on_file(ctx: ScenarioContext) -> Task:
             gold_actions=[call("get_booking", booking_id=bk["booking_id"])],
             wrong_actions=[verify, direct_change(c)],
             communicate=["pending"],
+            reference_reply=reply(
+                f"Your earlier request to {c.asked} is still pending: a manager has to approve it before I "
+                "can make the change.",
+                "That change already waits for a manager's decision (it is pending), so I can't do it now.",
+            ),
         )
     return ctx.task(
         difficulty_tags=["corporate", "approval", c.change_type],

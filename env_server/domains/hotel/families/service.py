@@ -4,7 +4,16 @@ from __future__ import annotations
 
 from datetime import date, timedelta
 
-from env_server.domain import ScenarioContext, ScenarioUnavailable, call, day_month, day_month_year, user_spec
+from env_server.domain import (
+    ReferenceReply,
+    ScenarioContext,
+    ScenarioUnavailable,
+    call,
+    day_month,
+    day_month_year,
+    reply,
+    user_spec,
+)
 from env_server.domains.hotel.families._base import (
     EXTRA_PRICES,
     INVENTORY_LAST_NIGHT,
@@ -161,6 +170,7 @@ def goodwill(ctx: ScenarioContext) -> Task:
                 call("award_goodwill_points", ticket_id=ticket["ticket_id"], points=wrong_points),
             ],
             communicate=[decisive],
+            reference_reply=_no_points_reply(decisive, category, s.check_out),
         )
     spec = guest.user(
         f"Report a problem with stay {bk['booking_id']}",
@@ -431,4 +441,24 @@ def multi_request(ctx: ScenarioContext) -> Task:
                 else {}
             ),
         },
+    )
+
+
+def _no_points_reply(decisive: str, category: str, check_out: date) -> ReferenceReply:
+    """What a good agent says when a logged problem earns no goodwill points (the decisive fact first)."""
+    if decisive == "1,000":
+        return reply(
+            "This stay already received 1,000 goodwill points for an earlier problem, and a stay is "
+            "compensated only once, so I can't add more.",
+            "You were already given 1,000 points on this booking; no second award is possible.",
+        )
+    if decisive == "30":
+        return reply(
+            "Goodwill points are only possible for a stay that ended no more than 30 days ago; yours ended "
+            f"on {day_month(check_out)}, so I can't offer any.",
+            "Compensation is limited to stays within the last 30 days, and this one is older, I'm sorry.",
+        )
+    return reply(
+        f"{category.capitalize()} problems don't earn goodwill points under our policy, so I can't add any.",
+        f"Our goodwill rules give no points for a {category} issue, I'm afraid.",
     )
