@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
 from typing import Any, ClassVar
 
-from env_server.domain import Caller, GoldAction, ScenarioPatch, ScenarioUnavailable, call
+from env_server.domain import Caller, GoldAction, ReferenceReply, ScenarioPatch, ScenarioUnavailable, call
 from env_server.domains.retail.catalog import FREE_SHIPPING_FROM_CENTS, RETURN_FEE_CENTS, SHIPPING_CENTS
 from env_server.domains.retail.families._policy import TIER, TIER_CODES, fee_waived
 from env_server.domains.retail.seed import method_label
@@ -392,7 +392,9 @@ def said_reason(column: str, rule: str, said: str, code: str) -> dict[str, str]:
     return {column: f'{rule}; user (line 0): "{said}" ({code})'}
 
 
-def refusal(person: Person, order: PlacedOrder, wrong: GoldAction, tag: str, tell: str) -> dict[str, Any]:
+def refusal(
+    person: Person, order: PlacedOrder, wrong: GoldAction, tag: str, tell: str, said: ReferenceReply
+) -> dict[str, Any]:
     """The task fields of a refusal: looking the order up changes nothing; verifying and doing `wrong` fails.
 
     A refusal changes nothing, so only what the agent says tells it from doing nothing: `tell` is the
@@ -404,12 +406,14 @@ def refusal(person: Person, order: PlacedOrder, wrong: GoldAction, tag: str, tel
         wrong: the write the policy refuses.
         tag: the difficulty tag of the refused request, e.g. "price-protection".
         tell: the `communicate` item: an amount, date or count, or a single term such as "shipped".
+        said: how a good agent tells it (`reply(...)`).
     """
     return {
         "difficulty_tags": ["refusal", tag, "communicate", "generated"],
         "gold_actions": [call("get_order", order_id=order.id)],
         "wrong_actions": [person.verify(), wrong],
         "communicate": [tell],
+        "reference_reply": said,
     }
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from env_server.domain import ScenarioContext, call, dollars_and_cents, month_day
+from env_server.domain import ReferenceReply, ScenarioContext, call, dollars_and_cents, month_day, reply
 from env_server.domains.retail.families._policy import (
     APPROVAL_LIMIT_CENTS,
     DELAY_MIN_DAYS,
@@ -80,6 +80,12 @@ def delay_compensation(ctx: ScenarioContext) -> Task:
             f"{dollars_and_cents(credit)} credit.",
             gold_actions=[person.verify(), issue],
             communicate=[dollars_and_cents(credit)],
+            reference_reply=reply(
+                f"Your order qualifies for late-delivery compensation of {dollars_and_cents(credit)} in "
+                "store credit. Shall I add it to your account?",
+                f"I can give you {dollars_and_cents(credit)} as store credit for the delay. Would you like "
+                "that?",
+            ),
             determined_by=DELAY_CREDIT,
             **fields,
         )
@@ -101,7 +107,7 @@ def delay_compensation(ctx: ScenarioContext) -> Task:
     return ctx.task(
         description=f"Late-delivery compensation asked for a {dollars_and_cents(order.total_cents)} "
         f"order: none, {why}.",
-        **refusal(person, order, issue, "delay-compensation", tell),
+        **refusal(person, order, issue, "delay-compensation", tell, _no_delay_credit(tell, order.id, late)),
         **fields,
     )
 
@@ -168,6 +174,13 @@ def price_protection(ctx: ScenarioContext) -> Task:
                 refund,
             ],
             communicate=[dollars_and_cents(amount)] if rng.random() < 0.5 else [],
+            reference_reply=reply(
+                f"Your {TIER[person.tier].name} membership includes price protection: I can refund the "
+                f"difference of {dollars_and_cents(amount)} to your original payment method. Shall I go "
+                "ahead?",
+                f"You're eligible for {dollars_and_cents(amount)} back on the original payment method. Would "
+                "you like me to process it?",
+            ),
             determined_by=PRICE_REFUND,
             **fields,
         )
@@ -188,8 +201,49 @@ def price_protection(ctx: ScenarioContext) -> Task:
     )
     return ctx.task(
         description=f"Price difference of {dollars_and_cents(amount)} asked: refuse, {why}.",
-        **refusal(person, order, refund, "price-protection", tell),
+        **refusal(person, order, refund, "price-protection", tell, _no_price_refund(tell, since)),
         **fields,
+    )
+
+
+def _no_delay_credit(tell: str, order_id: str, late: int) -> ReferenceReply:
+    """How a good agent refuses delay compensation, its decisive fact (`tell`) first."""
+    if tell == str(DELAY_MIN_DAYS):
+        days = f"{late} day{'s' if late != 1 else ''}"
+        return reply(
+            f"Compensation starts at {DELAY_MIN_DAYS} days late, and your order was {days} late, so it "
+            "doesn't qualify.",
+            f"Late deliveries qualify only from {DELAY_MIN_DAYS} days late; yours was under that, I'm sorry.",
+        )
+    if tell == dollars_and_cents(DELAY_MIN_TOTAL_CENTS):
+        return reply(
+            f"Delay compensation applies only to orders of {tell} or more, and this order is below that, so "
+            "there's no credit.",
+            f"Orders under {tell} aren't eligible for late-delivery credit, I'm afraid.",
+        )
+    return reply(
+        f"Order {order_id} already received {tell} in delay compensation, so I can't issue another credit.",
+        f"You were already credited {tell} for this delay; it can only be compensated once.",
+    )
+
+
+def _no_price_refund(tell: str, since: int) -> ReferenceReply:
+    """How a good agent refuses a price-drop refund, its decisive fact (`tell`) first."""
+    if tell == str(PRICE_PROTECTION_DAYS):
+        return reply(
+            f"Price drops are refunded only within {tell} days of delivery, and your order was delivered "
+            f"{since} days ago, so I can't refund the difference.",
+            f"The price-protection window is {tell} days after delivery, and it has passed.",
+        )
+    if tell.startswith("$"):
+        return reply(
+            f"This line already got its price adjustment of {tell}, and a line can be adjusted only once.",
+            f"You were already refunded {tell} for this price drop, so there's nothing more to refund.",
+        )
+    return reply(
+        f"You're a {tell} member, and price protection is only for Gold and Platinum members, so I can't "
+        "refund the difference.",
+        f"Your {tell} membership doesn't include price protection, I'm sorry.",
     )
 
 

@@ -8,7 +8,16 @@ from __future__ import annotations
 from datetime import date, timedelta
 from typing import Any
 
-from env_server.domain import GoldAction, ScenarioContext, call, dollars_and_cents, user_spec
+from env_server.domain import (
+    GoldAction,
+    ReferenceReply,
+    ScenarioContext,
+    call,
+    dollars_and_cents,
+    month_day_year,
+    reply,
+    user_spec,
+)
 from env_server.domains.retail.families._policy import (
     DELAY_MIN_TOTAL_CENTS,
     PROMO_MAX_AGE_DAYS,
@@ -109,7 +118,18 @@ def cancel_order(ctx: ScenarioContext) -> Task:
     if status == "shipped":
         return ctx.task(
             description="Cancellation of an order already in transit: refuse (a return is possible later).",
-            **refusal(person, order, cancel, "cancellation", "shipped"),
+            **refusal(
+                person,
+                order,
+                cancel,
+                "cancellation",
+                "shipped",
+                reply(
+                    f"I'm sorry, order {order.id} has already shipped, so it can't be cancelled; you can "
+                    "return it once it arrives.",
+                    "It has already shipped, so cancelling isn't possible; a return after delivery is.",
+                ),
+            ),
             **fields,
         )
     return ctx.task(
@@ -262,6 +282,11 @@ def promo_code(ctx: ScenarioContext) -> Task:
             f"{dollars_and_cents(discount)} refunded.",
             gold_actions=[person.verify(), call("get_promotion", code=code), apply],
             communicate=[dollars_and_cents(discount)] if rng.random() < 0.5 else [],
+            reference_reply=reply(
+                f"{code} applies to this order: it takes {dollars_and_cents(discount)} off, refunded to your "
+                "payment method. Shall I apply it?",
+                f"Applying the code gives you {dollars_and_cents(discount)} back. Shall I do it?",
+            ),
             **fields,
         )
     return ctx.task(
@@ -270,7 +295,39 @@ def promo_code(ctx: ScenarioContext) -> Task:
         gold_actions=[call("get_promotion", code=code), call("get_order", order_id=order.id)],
         wrong_actions=[person.verify(), apply],
         communicate=[facts[failed[0]]],
+        reference_reply=_promo_refusal(code, facts[failed[0]], failed[0], age),
         **fields,
+    )
+
+
+def _promo_refusal(code: str, fact: str, why: str, age: int) -> ReferenceReply:
+    """How a good agent refuses a promotion code, the decisive fact of the first failed condition first."""
+    if fact == "shipped":
+        return reply(
+            "Your order has already shipped, and a code can only be added before an order ships.",
+            f"Since the order is shipped, {code} can't be applied any more.",
+        )
+    if fact == str(PROMO_MAX_AGE_DAYS):
+        return reply(
+            f"A code can only be added within {fact} days of ordering, and this order was placed {age} days "
+            "ago, so I can't apply it.",
+            f"Codes have to be applied in the first {fact} days after an order; yours is past that.",
+        )
+    if why == "the code was not valid that day":
+        day = month_day_year(date.fromisoformat(fact))
+        return reply(
+            f"{code} wasn't valid on the day you ordered: its validity boundary is {day}, so it can't be "
+            "applied.",
+            f"The code's validity doesn't cover your order date ({fact}), so I can't add it.",
+        )
+    if fact.startswith("$"):
+        return reply(
+            f"{code} needs an order subtotal of at least {fact}, and yours is lower, so it can't apply.",
+            f"The minimum subtotal for that code is {fact}, which this order doesn't reach.",
+        )
+    return reply(
+        f"{code} is only for {fact} members and above, and your tier is lower, so I can't apply it.",
+        f"That code needs {fact} tier or higher, which your membership isn't.",
     )
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from env_server.domain import GoldAction, ScenarioContext, call, dollars_and_cents, month_day
+from env_server.domain import GoldAction, ScenarioContext, call, dollars_and_cents, month_day, reply
 from env_server.domains.retail.catalog import RETURN_FEE_CENTS
 from env_server.domains.retail.families._policy import APPROVAL_LIMIT_CENTS, TIER, TODAY, fee_waived
 from env_server.domains.retail.families._scene import (
@@ -108,6 +108,15 @@ def return_fee(ctx: ScenarioContext) -> Task:
             _create_return(order, line, returned, reason, waived),
         ],
         communicate=[dollars_and_cents(refund)] if tell else [],
+        reference_reply=reply(
+            f"I can process the return: your refund comes to {dollars_and_cents(refund)}"
+            + ("" if waived else f" after the {dollars_and_cents(RETURN_FEE_CENTS)} return fee")
+            + ", to your original payment method. Shall I go ahead?",
+            f"You'd get {dollars_and_cents(refund)} back on the original payment method. Do you want me to "
+            "process the return?",
+        )
+        if tell
+        else None,
         determined_by=said_reason("returns.reason", RETURN_RULE, said, reason),
     )
 
@@ -169,6 +178,16 @@ def return_window(ctx: ScenarioContext) -> Task:
             create,
             "return-window" if not final_sale else "final-sale",
             "final-sale" if final_sale else str(window),
+            reply(
+                f"I'm sorry, the {product['name']} was sold as final-sale, so it can't be returned.",
+                "Final-sale items like this one aren't returnable, whatever the reason.",
+            )
+            if final_sale
+            else reply(
+                f"Returns are accepted within {window} days of delivery for {TIER[person.tier].name} "
+                f"members, and your order arrived {since} days ago, so I can't take it back.",
+                f"Your {window}-day return window has closed, so this return isn't possible.",
+            ),
         ),
         **fields,
     )
@@ -226,4 +245,11 @@ def return_approval(ctx: ScenarioContext) -> Task:
         gold_actions=[person.verify(), final],
         determined_by=RETURN_HOLD if hold else said_reason("returns.reason", RETURN_RULE, said, reason),
         communicate=["supervisor"] if hold and rng.random() < 0.5 else [],
+        reference_reply=reply(
+            f"A refund of {dollars_and_cents(refund)} is above our $1,000 limit, so it needs a supervisor's "
+            "approval: I can submit the return for approval now. Shall I do that?",
+            "Refunds this large go to a supervisor for approval first. Would you like me to submit it?",
+        )
+        if hold
+        else None,
     )

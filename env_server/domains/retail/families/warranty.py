@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from env_server.domain import ScenarioContext, call
+from env_server.domain import ScenarioContext, call, month_day_year, reply
 from env_server.domains.retail.families._policy import TIER, TODAY, days_since
 from env_server.domains.retail.families._scene import Scene, at, said_reason
 from env_server.domains.retail.tools.warranty import PROTECTION_PLAN_MONTHS, add_months
@@ -148,5 +148,16 @@ def warranty_claim(ctx: ScenarioContext) -> Task:
         wrong_actions=[person.verify(), claim],
         # The decisive fact: accidental damage needs a protection plan, or the date coverage ended.
         communicate=["accidental" if ends >= TODAY else ends.isoformat()],
+        reference_reply=reply(
+            "Accidental damage isn't covered by the warranty, and there's no protection plan on this item, "
+            "so I can't open a claim.",
+            "The damage counts as accidental, which the warranty excludes without a protection plan.",
+        )
+        if ends >= TODAY
+        else reply(
+            f"The warranty on your {product['name']} ended on {month_day_year(ends)}, so I can't open a "
+            "claim for it.",
+            f"Its coverage ran out on {ends.isoformat()}, so this fault isn't covered any more.",
+        ),
         **fields,
     )
