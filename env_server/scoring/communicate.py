@@ -274,7 +274,7 @@ class Conversation:
 
     def told(self, item: str) -> Verdict:
         """Whether the agent told `item` as the answer; the detail says where, or which rule bit."""
-        is_term = self.vocab.holds(item) or not any(c.isdigit() for c in item)
+        is_term = not any(c.isdigit() for c in item) or self.vocab.holds(item)
         first_answer = self._first_answer(item) if self.vocab.holds(item) else None
         misses: list[str] = []
         user_said = False

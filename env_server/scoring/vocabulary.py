@@ -65,9 +65,15 @@ def _words(text: str) -> list[str]:
 
 
 def _within(item: str, term: str) -> bool:
-    """Whether `item`'s words are a run of `term`'s words (or the two are one word joined: nonrefundable)."""
+    """Whether `item`'s words are a run of `term`'s words (or the two are one word joined: nonrefundable).
+
+    An item with a digit is a value, not a word of a term: it is held only by the very same term ("250" is
+    not a run of "250/500/250").
+    """
     if _key(item) == _key(term):
         return True
+    if any(c.isdigit() for c in item):
+        return False
     inner, outer = _words(item), _words(term)
     return bool(inner) and any(outer[i : i + len(inner)] == inner for i in range(len(outer) - len(inner) + 1))
 

@@ -194,3 +194,10 @@ def test_a_fact_repeated_is_not_a_list() -> None:
 def test_values_of_different_kinds_side_by_side_are_no_list() -> None:
     assert told("$135", "Cancelling refunds $135, 50% of the stay. Shall I cancel it?").passed
     assert not told("$135", "Cancelling refunds $135, $270 or $405.").passed
+
+
+def test_an_amount_is_never_read_as_a_word_of_an_enumerated_term() -> None:
+    # insurance's liability limits include "250/500/250": the amount $250 is still an amount
+    vocab = Vocabulary((frozenset({"25/50/25", "250/500/250"}),))
+    said = [OPENING, *(Message("assistant", f"It is {v}.") for v in ("25000", "$344", "$250"))]
+    assert not Conversation(said, vocab).told("$250").passed

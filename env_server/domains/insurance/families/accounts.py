@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from env_server.domain import ScenarioContext, call, month_day_year, user_spec
+from env_server.domain import ScenarioContext, call, month_day_year, reply, user_spec
 from env_server.domains.insurance.families._common import GEOGRAPHY, STATES, THANKS
 from env_server.domains.insurance.families._holder import ticket
 from env_server.domains.insurance.families._scene import Scene
@@ -78,7 +78,14 @@ def identity_then_change(ctx: ScenarioContext) -> Task:
         wrong = [holder.verify(), change]
         description = "The policyholder's spouse knows the identity details but may not change the account."
         # Rule 1.4's own word: only the policyholder may change the account.
-        told: dict[str, list[str]] = {"communicate": ["policyholder"]}
+        told: dict[str, object] = {
+            "communicate": ["policyholder"],
+            "reference_reply": reply(
+                f"I'm sorry, only the policyholder can make changes to the account, so {customer.first_name} "
+                "needs to call us.",
+                "Changes have to come from the policyholder in person, even with their details.",
+            ),
+        }
     elif variant == "mismatch":
         wrong_birth = customer.date_of_birth + timedelta(days=rng.choice((-366, -31, 1, 30, 365)))
         script = [

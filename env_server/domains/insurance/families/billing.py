@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from env_server.domain import ScenarioContext, call, dollars_and_cents, month_day_year
+from env_server.domain import ScenarioContext, call, dollars_and_cents, month_day_year, reply
 from env_server.domains.insurance.families._common import REINSTATE_WINDOW_DAYS, THANKS, TODAY, ceil_div
 from env_server.domains.insurance.families._scene import Scene
 from env_server.domains.insurance.tools.billing import MAX_INSTALMENTS, MIN_INSTALMENTS
@@ -60,6 +60,17 @@ def instalment_plan(ctx: ScenarioContext) -> Task:
             ],
             # The decisive fact: the lapse (rule 10.4), else the prescribed count over the maximum (10.3).
             communicate=["lapsed" if status == "lapsed" else str(count)],
+            reference_reply=reply(
+                "Your policy has lapsed, and a lapsed policy can't get an instalment plan.",
+                "Since the policy is lapsed, a payment plan isn't possible, I'm sorry.",
+            )
+            if status == "lapsed"
+            else reply(
+                f"What you owe would take {count} monthly instalments at your premium, and a plan can have "
+                f"at most {MAX_INSTALMENTS} payments, so I can't set one up.",
+                f"Catching up would need {count} payments, above the maximum of {MAX_INSTALMENTS}, so no "
+                "plan is possible.",
+            ),
         )
     return ctx.task(
         difficulty_tags=["billing", "instalment-plan", "calculation"],
@@ -69,6 +80,14 @@ def instalment_plan(ctx: ScenarioContext) -> Task:
         initial_patch=scene.initial_patch(),
         gold_actions=[*reads[:1], holder.verify(), reads[1], plan],
         communicate=[dollars_and_cents(ceil_div(past_due, count))] if tell_amount else [],
+        reference_reply=reply(
+            f"The rules set the plan at {count} monthly instalments of "
+            f"{dollars_and_cents(ceil_div(past_due, count))} each. Shall I set it up?",
+            f"Each of the {count} payments would be {dollars_and_cents(ceil_div(past_due, count))}. Would "
+            "you like me to create the plan?",
+        )
+        if tell_amount
+        else None,
     )
 
 
@@ -127,6 +146,11 @@ def reinstate_lapsed(ctx: ScenarioContext) -> Task:
             gold_actions=reads,
             wrong_actions=[holder.verify(), *pay],
             communicate=[str(REINSTATE_WINDOW_DAYS)],  # rule 11.2: the 30-day window
+            reference_reply=reply(
+                f"A lapsed policy can only be reinstated within {REINSTATE_WINDOW_DAYS} days of the lapse, "
+                f"and yours lapsed {days} days ago, so I can't reinstate it.",
+                f"The {REINSTATE_WINDOW_DAYS}-day reinstatement window has closed, I'm sorry.",
+            ),
         )
     return ctx.task(
         difficulty_tags=["billing", "reinstatement", "dates", "multi-step"],
@@ -136,4 +160,11 @@ def reinstate_lapsed(ctx: ScenarioContext) -> Task:
         initial_patch=scene.initial_patch(),
         gold_actions=[reads[0], holder.verify(), *reads[1:], *pay],
         communicate=[dollars_and_cents(owed)] if tell_amount else [],
+        reference_reply=reply(
+            f"To reinstate the policy you need to pay the whole past-due amount, {dollars_and_cents(owed)}, "
+            "and then it is back in force. Shall I charge it to the payment method on file?",
+            f"Paying {dollars_and_cents(owed)} in full brings the policy back. Shall I go ahead?",
+        )
+        if tell_amount
+        else None,
     )

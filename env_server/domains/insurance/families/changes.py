@@ -10,6 +10,7 @@ from env_server.domain import (
     call,
     dollars_and_cents,
     month_day_year,
+    reply,
     whole_dollars,
 )
 from env_server.domains.insurance.families._common import (
@@ -169,6 +170,18 @@ def deductible_change(ctx: ScenarioContext) -> Task:
             # The decisive fact: the lapse (rule 2.2), else the status of the claim that blocks a lower
             # deductible (6.2): "open", or "adjuster" for a claim in adjuster_review.
             communicate=["lapsed" if lapsed or claim is None else claim.status.split("_")[0]],
+            reference_reply=reply(
+                "Your policy is lapsed, so its deductibles can't be changed.",
+                "A lapsed policy can't have its coverage changed, I'm sorry.",
+            )
+            if lapsed or claim is None
+            else reply(
+                "There is a claim on your policy that is still "
+                + ("open" if claim.status == "open" else "under adjuster review")
+                + ", and a deductible can't be lowered until it is decided.",
+                "Lowering a deductible has to wait while a claim is still "
+                + ("open." if claim.status == "open" else "with an adjuster for review."),
+            ),
         )
     return ctx.task(
         difficulty_tags=["coverage", "deductible", "communicate", *(["claims"] if claim else [])],
@@ -179,6 +192,12 @@ def deductible_change(ctx: ScenarioContext) -> Task:
         initial_patch=scene.initial_patch(),
         gold_actions=[reads[0], holder.verify(), *reads[1:], change],
         communicate=[dollars_and_cents(premium)],
+        reference_reply=reply(
+            f"With a {whole_dollars(target)} {coverage} deductible your monthly premium would be "
+            f"{dollars_and_cents(premium)}. Shall I make the change?",
+            f"The new premium would come to {dollars_and_cents(premium)} a month. Would you like me to go "
+            "ahead?",
+        ),
         determined_by={
             **{
                 f"policies.{c}_deductible_cents": f"user: asks to change the {coverage} deductible only"

@@ -11,10 +11,12 @@ from __future__ import annotations
 from datetime import timedelta
 
 from env_server.domain import (
+    ReferenceReply,
     ScenarioContext,
     call,
     dollars_and_cents,
     month_day_year,
+    reply,
     whole_dollars,
 )
 from env_server.domains.insurance.families._common import (
@@ -53,6 +55,11 @@ def not_fileable(ctx: ScenarioContext) -> Task:
         )
         why = f"the incident on {incident} is more than 30 days ago"
         told = str(FILING_WINDOW_DAYS)
+        said = reply(
+            f"Claims must be filed within {told} days of the incident, and yours happened on "
+            f"{month_day_year(incident)}, so I can't file it.",
+            f"The {told}-day filing window for this loss has passed, I'm sorry.",
+        )
     elif variant == "not-in-force":
         status = rng.choice(("lapsed", "cancelled"))
         ended = TODAY - timedelta(days=rng.randint(6, FILING_WINDOW_DAYS - 2))
@@ -60,6 +67,11 @@ def not_fileable(ctx: ScenarioContext) -> Task:
         holder = scene.holder(status=status, collision=True, comprehensive=True, status_day=ended)
         why = f"the policy was {status} on {ended}, before the incident"
         told = status
+        said = reply(
+            f"Your policy was {status} on {month_day_year(ended)}, before the incident, so the loss isn't "
+            "covered.",
+            f"The policy is {status}: it wasn't in force when this happened.",
+        )
     elif variant == "no-coverage":
         if coverage == "collision":
             holder = scene.holder(collision=False, comprehensive=rng.random() < 0.5)
@@ -69,6 +81,11 @@ def not_fileable(ctx: ScenarioContext) -> Task:
             filed_as = "collision"
         why = f"the policy has no {'collision' if coverage == 'collision' else 'comprehensive'} coverage"
         told = "collision" if coverage == "collision" else "comprehensive"
+        said = reply(
+            f"This loss falls under {told} coverage, and your policy doesn't include it, so I can't file "
+            "the claim.",
+            f"This damage needs {told} coverage, which isn't on your policy.",
+        )
     else:
         holder = scene.holder(collision=True, comprehensive=True)
         if holder.deductible(coverage) == 0:  # full glass: nothing is below it; a non-glass loss instead
@@ -80,6 +97,11 @@ def not_fileable(ctx: ScenarioContext) -> Task:
         told = whole_dollars(deductible)
         estimate = rng.choice((deductible, rng.randint(deductible // 400, deductible // 100) * 100 - 5000))
         estimate = max(estimate, 5000)
+        said = reply(
+            f"Your {filed_as} deductible is {told} and the estimate is {dollars_and_cents(estimate)}, so a "
+            "claim would pay nothing.",
+            f"The repair doesn't exceed your {told} deductible, so filing wouldn't pay anything out.",
+        )
     else:
         estimate = deductible + rng.randint(300, 4500) * 100 + rng.choice((0, 50))
     vehicle = rng.choice(holder.active_vehicles)
@@ -128,6 +150,7 @@ def not_fileable(ctx: ScenarioContext) -> Task:
         gold_actions=[holder.find(), call("get_policy", policy_id=pid)],
         wrong_actions=[holder.verify(), file],
         communicate=[told],  # the decisive fact of the refusal: window, status, coverage or deductible
+        reference_reply=said,
     )
 
 
@@ -207,6 +230,7 @@ def decide_claim(ctx: ScenarioContext) -> Task:
             initial_patch=scene.initial_patch(),
             gold_actions=[*head, call("refer_claim_to_adjuster", claim_id=cid), *police],
             communicate=["adjuster"],
+            reference_reply=_referral(why, bool(police)),
             determined_by={"documents.doc_type": "policy 8.3: every theft claim gets a police_report request"}
             if police
             else {},
@@ -220,4 +244,20 @@ def decide_claim(ctx: ScenarioContext) -> Task:
         initial_patch=scene.initial_patch(),
         gold_actions=[*head, call("approve_claim_payout", claim_id=cid)],
         communicate=[dollars_and_cents(payout)],
+        reference_reply=reply(
+            f"Your claim qualifies for a payout of {dollars_and_cents(payout)}: the "
+            f"{dollars_and_cents(estimate)} estimate minus your {dollars_and_cents(claim.deductible_cents)} "
+            "deductible. Shall I approve it?",
+            f"I can approve {dollars_and_cents(payout)} for this claim. Would you like me to go ahead?",
+        ),
+    )
+
+
+def _referral(why: str, police: bool) -> ReferenceReply:
+    """How a good agent explains sending a claim to an adjuster (and asking for a police report)."""
+    report = " and ask you for a police report" if police else ""
+    return reply(
+        f"Because of {why}, this claim has to be reviewed by an adjuster before any payout; I can refer it "
+        f"now{report}. Shall I do that?",
+        "An adjuster needs to review this claim first. Would you like me to send it for review?",
     )

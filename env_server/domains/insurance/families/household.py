@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import date
 
-from env_server.domain import ScenarioContext, call, month_day_year
+from env_server.domain import ScenarioContext, call, month_day_year, reply
 from env_server.domains.insurance.families._common import (
     ID_CARDS_SETTLED,
     KIN,
@@ -30,13 +30,20 @@ from shared.tasks import Task
 _STATE_NAMES = {"KS": "Kansas", "MI": "Michigan", "VA": "Virginia"}
 
 
-def _no_exclusions_told(state: str) -> dict[str, list[str]]:
+def _no_exclusions_told(state: str) -> dict[str, object]:
     """What the agent must say when rule 4.1 refuses an exclusion: the state's name.
 
     "New York" is two words and agents also write "NY", so that state gets a judged question instead.
     """
     if state in _STATE_NAMES:
-        return {"communicate": [_STATE_NAMES[state]]}
+        name = _STATE_NAMES[state]
+        return {
+            "communicate": [name],
+            "reference_reply": reply(
+                f"I'm sorry, your policy is written in {name}, and {name} policies can't exclude a driver.",
+                f"Driver exclusions aren't allowed on {name} policies, so that driver stays listed.",
+            ),
+        }
     assert state == "NY", state
     return {"rubric": ["Did the agent say that driver exclusions are not written on New York policies?"]}
 
@@ -105,6 +112,11 @@ def change_by_status(ctx: ScenarioContext) -> Task:
             gold_actions=reads,
             wrong_actions=[holder.verify(), change],
             communicate=["lapsed"],
+            reference_reply=reply(
+                f"Your policy lapsed on {month_day_year(holder.policy.lapsed_on)}, and a lapsed policy "
+                "can't be changed until it is reinstated.",
+                f"Because the policy is lapsed, I can't add a {what} to it.",
+            ),
             **fields,
         )
     if status == "cancelled":
@@ -114,6 +126,10 @@ def change_by_status(ctx: ScenarioContext) -> Task:
             gold_actions=reads,
             wrong_actions=[ticket(holder, "policy_change", f"Add a {what}", f"Customer asked to {wish}.")],
             communicate=["cancelled"],
+            reference_reply=reply(
+                f"Your policy is cancelled, so I can't add a {what} to it.",
+                "A cancelled policy can't be changed any more, I'm sorry.",
+            ),
             **fields,
         )
     if young:
@@ -287,6 +303,18 @@ def vehicle_rules(ctx: ScenarioContext) -> Task:
             wrong_actions=[holder.verify(), change, id_cards(pid)],
             # Rule 5.1's limit, else the coverage the financed or leased vehicle lacks (5.3).
             communicate=[str(MAX_VEHICLES) if variant == "fifth" else _missing_coverage(holder.policy)],
+            reference_reply=reply(
+                f"Your policy already covers {MAX_VEHICLES} vehicles, which is the most one policy can hold, "
+                "so I can't add another.",
+                f"One policy holds at most {MAX_VEHICLES} vehicles and yours is full.",
+            )
+            if variant == "fifth"
+            else reply(
+                f"A {vehicle.ownership} vehicle needs {_missing_coverage(holder.policy)} coverage on the "
+                "policy, and yours doesn't have it, so I can't add the car.",
+                f"Since the car is {vehicle.ownership}, the policy would need "
+                f"{_missing_coverage(holder.policy)} coverage, which it lacks.",
+            ),
         )
     assert full_coverage(holder.policy) or vehicle.ownership == "owned"
     after = [id_cards(pid)] if holder.policy.status == "active" else []
