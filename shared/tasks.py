@@ -6,6 +6,8 @@ tasks). `Task` is the full file; `TaskPublic` is what an agent-facing catalogue 
 
 from __future__ import annotations
 
+import hashlib
+from functools import cached_property
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -109,6 +111,15 @@ class Task(_Strict):
         description='"table.column" entries the state comparison skips for this task: values that neither '
         "the policy nor the user fixes (e.g. an optional link the gold happens to set).",
     )
+
+    @cached_property
+    def fingerprint(self) -> str:
+        """A hash of the task's whole content.
+
+        Two tasks with one id but another gold, patch or question differ: the caches of expected states
+        and gold answers key on it, so a re-drawn or edited task is never scored against a stale one.
+        """
+        return hashlib.sha256(self.model_dump_json().encode()).hexdigest()[:16]
 
     def public(self) -> TaskPublic:
         """The agent-safe view: everything but the gold actions and the gold SQL."""

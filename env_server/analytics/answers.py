@@ -44,6 +44,18 @@ def _cells_equal(gold: Any, got: Any, tolerance: float) -> bool:
     return bool(gold == got)
 
 
+def computed(rows: Rows) -> bool:
+    """Whether `rows` hold a computed value: a number with more than two decimals (an average, a ratio).
+
+    Amounts in dollars and cents have two decimals at most and compare exactly, like whole numbers.
+    """
+    return any(
+        isinstance(c, float) and abs(c * 100 - round(c * 100)) > 1e-6
+        for row in rows
+        for c in (_cell(x) for x in row)
+    )
+
+
 def is_exact(rows: Rows) -> bool:
     """Whether every numeric cell of `rows` is a whole number (an answer that admits no tolerance)."""
     return all(

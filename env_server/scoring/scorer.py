@@ -55,7 +55,7 @@ class Scorer:
 
     def expected(self, task: Task, domain: Domain) -> StateChanges:
         """The changes the gold actions make (computed once per task; a failing replay is a task error)."""
-        key = f"{task.id}:{template_of(task, domain).key}"
+        key = f"{task.id}:{task.fingerprint}:{template_of(task, domain).key}"
         with self._lock:
             if key in self._expected:
                 return self._expected[key]
@@ -100,7 +100,7 @@ class Scorer:
             raise TaskInvalidError(
                 f"task {task.id} is an analytics task without `analytics.gold_sql`", field="analytics"
             )
-        key = f"{task.id}:{template_of(task, domain).key}"
+        key = f"{task.id}:{task.fingerprint}:{template_of(task, domain).key}"
         with self._lock:
             if key in self._gold_rows:
                 return self._gold_rows[key]

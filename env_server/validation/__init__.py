@@ -10,7 +10,8 @@
 - `script`, `script-replay`: a policy-following agent gets identity facts, a yes and a reply to its report;
 - `reference-replies`: the task's reference reply and its paraphrases, told honestly, earn every fact;
 - `boundaries`: an analytics question says which reading of each boundary it means;
-- `tolerance`: an analytics answer of whole numbers is compared exactly (no tolerance to hide a near miss);
+- `tolerance`: an analytics answer of whole numbers is compared exactly (no tolerance to hide a near miss),
+  and one with a computed average or ratio states its tolerance;
 - `text`: no doubled words, weekdays that contradict their dates, or ids that exist nowhere;
 - `hack:*` (`adversary`): lazy and cunning agents that try to earn the reward without doing the task all
   score 0, or are honest successes the check explains.
@@ -20,7 +21,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from env_server.analytics.answers import is_exact
+from env_server.analytics.answers import computed, is_exact
 from env_server.domain import FIRST_GENERATED_ID, Domain
 from env_server.domain._family import entity_ids
 from env_server.errors import GroundstateError
@@ -111,6 +112,14 @@ def tolerance_check(task: Task, rows: list[list[Any]]) -> CheckOutcome:
             False,
             f"tolerance {tolerance} on an answer of whole numbers: counts, ids and integer amounts compare "
             "exactly, so drop it",
+        )
+    if not tolerance and computed(rows):
+        return CheckOutcome(
+            "tolerance",
+            False,
+            "the answer holds a computed value (an average or ratio, more than two decimals) but the task "
+            "states no tolerance: set analytics.tolerance (relative, e.g. 0.01) or ROUND it in the gold SQL "
+            "and say so in the question",
         )
     if tolerance:
         return CheckOutcome("tolerance", True, f"relative tolerance {tolerance} for its computed values")

@@ -192,3 +192,18 @@ def test_the_starter_curriculum_is_scored_on_its_state_alone(settings: Settings)
             calls = [{"name": a.tool, "arguments": a.args} for a in task.gold_actions]
             body = client.post("/v1/score", json={"task_id": task.id, "tool_calls": calls}).json()
             assert body["reward"] == 1 and [c["name"] for c in body["checks"]] == ["state"], task.id
+
+
+def test_the_scorer_never_reuses_a_cached_gold_for_another_task_with_the_same_id() -> None:
+    """Generated tasks of two seeds share ids: the expected state and the gold answer are keyed by content."""
+    from env_server.sandbox import make_sandbox_engine
+    from env_server.scoring.scorer import Scorer
+
+    registry = DomainRegistry.discover(only=["hotel"])
+    domain = registry.domain("hotel")
+    task = registry.task("hotel-analytics-001")
+    other = task.model_copy(
+        update={"analytics": task.analytics.model_copy(update={"gold_sql": "SELECT 12345"})}  # type: ignore[union-attr]
+    )
+    scorer = Scorer(make_sandbox_engine("sqlite://"))
+    assert scorer.gold_rows(task, domain) != scorer.gold_rows(other, domain) == [[12345]]

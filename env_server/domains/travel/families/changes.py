@@ -18,6 +18,7 @@ from env_server.domain import (
     dollars,
     month_day,
     month_day_year,
+    reply,
     user_spec,
 )
 from env_server.domains.travel.families._policy import THANKS, Row, when
@@ -162,6 +163,11 @@ def basic_no_change(ctx: ScenarioContext) -> Task:
         gold_actions=[trip.get()],
         wrong_actions=[holder.verify(), trip.get(), *_change(trip, current, target)],
         communicate=["basic"],  # the decisive fact: a do-nothing agent that says nothing must not pass
+        reference_reply=reply(
+            f"Your reservation {trip.reservation_id} is Basic Economy, and Basic Economy tickets can't be "
+            "changed, even for a fee.",
+            "That fare is basic economy, which allows no changes, so I can't move the flight.",
+        ),
     )
 
 
@@ -234,6 +240,11 @@ def disruption_rebook(ctx: ScenarioContext) -> Task:
             gold_actions=[trip.get()],
             wrong_actions=[holder.verify(), trip.get(), *free],
             communicate=["basic"],
+            reference_reply=reply(
+                f"Your reservation is Basic Economy, which can't be changed, and a {delay}-minute delay "
+                "doesn't count as a disruption that would allow a free move.",
+                "It's a basic economy fare, so no change is possible for a delay this short, I'm sorry.",
+            ),
             **common,
         )
     user.instructions = f"Accept the change fee if the agent explains it; pay with your {holder.card}."
@@ -283,6 +294,12 @@ def identity_then_change(ctx: ScenarioContext) -> Task:
             gold_actions=[trip.get()],
             wrong_actions=[holder.verify(), trip.get(), *_change(trip, current, target)],
             communicate=["holder"],
+            reference_reply=reply(
+                f"I'm sorry, only the reservation holder can change it, so {holder.first} needs to contact "
+                "us.",
+                "Changes have to be requested by the holder of the booking themselves, even with their "
+                "details.",
+            ),
         )
     slip = scene.rng.choice((-1, 1)) * (4 if (holder.dob.month, holder.dob.day) == (2, 29) else 1)
     wrong_dob = holder.dob.replace(year=holder.dob.year + slip)  # a February 29 slips by a leap cycle
@@ -353,6 +370,11 @@ def change_quote(ctx: ScenarioContext) -> Task:
         gold_actions=[holder.verify(), trip.get(), *change] if accept else [trip.get(), change[0]],
         wrong_actions=[] if accept else [holder.verify(), trip.get(), *change],
         communicate=[dollars(total)],
+        reference_reply=reply(
+            f"Moving to {target['flight_number']} costs {dollars(total)} in total, change fee and fare "
+            "difference included. Shall I make the change?",
+            f"The change would come to {dollars(total)} altogether. Do you want me to go ahead?",
+        ),
     )
 
 

@@ -8,7 +8,16 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from env_server.domain import GoldAction, ScenarioContext, call, dollars, month_day, user_spec
+from env_server.domain import (
+    GoldAction,
+    ReferenceReply,
+    ScenarioContext,
+    call,
+    dollars,
+    month_day,
+    reply,
+    user_spec,
+)
 from env_server.domains.travel.families._policy import (
     COMPENSATION_LIMIT_CENTS,
     DAY,
@@ -59,12 +68,12 @@ def issue(trip: Trip, flight: Row, amount: int) -> GoldAction:
     )
 
 
-def trouble(flight: Row) -> str:
-    """What happened to a disrupted flight, as the customer says it."""
-    cause = flight["disruption_cause"].replace("_", " ")
+def trouble(flight: Row, cause: bool = True) -> str:
+    """What happened to a disrupted flight, as the customer says it (with its cause, if they know it)."""
+    why = f" ({flight['disruption_cause'].replace('_', ' ')})" if cause else ""
     if flight["status"] == "cancelled":
-        return f"was cancelled by the airline ({cause})"
-    return f"landed {flight['delay_minutes']} minutes late ({cause})"
+        return f"was cancelled by the airline{why}"
+    return f"landed {flight['delay_minutes']} minutes late{why}"
 
 
 def _count(n: int, noun: str) -> str:
@@ -82,6 +91,23 @@ def _ineligible_because(flight: Row) -> str:
     return "180"
 
 
+def _no_compensation(flight: Row) -> ReferenceReply:
+    """How a good agent refuses compensation, with the decisive fact of `_ineligible_because`."""
+    number = flight["flight_number"]
+    if _ineligible_because(flight) == "180":
+        return reply(
+            f"Compensation starts at a delay of 180 minutes, and {number} was {flight['delay_minutes']} "
+            "minutes late, so it doesn't qualify.",
+            "Delays qualify only from 180 minutes; yours was shorter, I'm sorry.",
+        )
+    cause = "weather" if flight["disruption_cause"] == "weather" else "air traffic control"
+    return reply(
+        f"The disruption of {number} was caused by {cause}, which is outside the airline's control, so no "
+        "compensation is due.",
+        f"Delays caused by {cause} aren't compensated, however long they are.",
+    )
+
+
 def compensation(ctx: ScenarioContext) -> Task:
     """Rules 5, 9-11: compensation for a disrupted flight by delay, cause, travellers and tier.
 
@@ -96,7 +122,7 @@ def compensation(ctx: ScenarioContext) -> Task:
     amount = compensation_due(flight, len(trip.travellers), holder.tier)
     tier = f"a {holder.tier}-tier loyalty member" if holder.tier else "not in the loyalty programme"
     script = [
-        f"Hello. My flight {flight['flight_number']} on {month_day(when(flight))} {trouble(flight)}. "
+        f"Hello. My flight {flight['flight_number']} on {month_day(when(flight))} {trouble(flight, False)}. "
         f"Reservation {trip.reservation_id}, {_party(len(trip.travellers))}. Is there compensation?",
         holder.identity_line(),
     ]
@@ -121,6 +147,7 @@ def compensation(ctx: ScenarioContext) -> Task:
             description="No compensation: the cause is not controllable or the delay is under 180 minutes.",
             gold_actions=[trip.get()],
             communicate=[_ineligible_because(flight)],
+            reference_reply=_no_compensation(flight),
             wrong_actions=[
                 holder.verify(),
                 trip.get(),
@@ -148,6 +175,14 @@ def compensation(ctx: ScenarioContext) -> Task:
         if review
         else [],
         communicate=["supervisor"] if review else [],
+        reference_reply=reply(
+            "The compensation for your party comes to more than $500, so a supervisor has to review it; I "
+            "can pass it on now. Shall I do that?",
+            "That amount is above what I can issue myself, so it goes to a supervisor. Would you like me to "
+            "submit it?",
+        )
+        if review
+        else None,
         determined_by={"supervisor_reviews.category": REVIEW_CATEGORY_RULE} if review else {},
         **common,
     )
@@ -239,6 +274,11 @@ def cancel_refund(ctx: ScenarioContext) -> Task:
                 call(cancel.tool, **{**cancel.args, "refund_cents": trip.ticket_value}),
             ],
             communicate=["supervisor"],
+            reference_reply=reply(
+                "A full refund beyond the fare rules needs a supervisor's review; I can request it now and "
+                "leave the booking as it is until they decide. Shall I?",
+                "A supervisor has to approve a refund like that. Would you like me to ask for the review?",
+            ),
             determined_by={
                 "supervisor_reviews.category": "policy 8: a refund asked for because of illness or "
                 "bereavement goes to a review with category refund_exception"
