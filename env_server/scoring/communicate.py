@@ -37,7 +37,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, lru_cache
 from typing import Any
 
 from env_server.scoring.tokens import Token, find, readings
@@ -151,10 +151,11 @@ class SaidMessage:
     def terms(self) -> list[tuple[str, Occurrence]]:
         """The vocabulary terms the message names, each with where it stands."""
         found = []
-        for term, needles in self._vocab.needles.items():
-            for needle in needles:
-                for r, hay in enumerate(self.readings):
-                    found += [(term, Occurrence(r, s, s + len(needle))) for s in find(needle, hay)]
+        for r, hay in enumerate(self.readings):
+            for start, token in enumerate(hay):
+                for term, needle in self._vocab.by_first.get(token.value, ()):
+                    if find(needle, hay[start : start + len(needle)]):
+                        found.append((term, Occurrence(r, start, start + len(needle))))
         return found
 
     def values(self, kind: str) -> list[tuple[str, Occurrence]]:
@@ -400,6 +401,7 @@ def _inside(occ: Occurrence, spans: list[Occurrence]) -> bool:
     return any(s.reading == occ.reading and s.start <= occ.start and occ.end <= s.end for s in spans)
 
 
+@lru_cache(maxsize=64)
 def _grams(text: str) -> frozenset[tuple[str, ...]]:
     values = [t.value for t in readings(text)[0]] if text else []
     return frozenset(tuple(values[i : i + NGRAM]) for i in range(len(values) - NGRAM + 1))

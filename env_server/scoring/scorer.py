@@ -151,8 +151,12 @@ class Scorer:
         checks = [Check(name="state", passed=not entries, detail=_summary(entries))]
         if task.kind == "analytics":
             checks.append(self._answer_check(task, domain, answer))
-        heard = Conversation(trajectory.messages(), vocabulary(domain), domain.policy)
-        if task.communicate:
+        heard = (
+            Conversation(trajectory.messages(), vocabulary(domain), domain.policy)
+            if task.communicate or task.rubric
+            else None
+        )
+        if heard is not None and task.communicate:
             for item in task.communicate:
                 verdict = heard.told(item)
                 checks.append(Check(name=f"communicate:{item}", passed=verdict.passed, detail=verdict.detail))
@@ -160,7 +164,7 @@ class Scorer:
         if consent is not None:
             checks.append(consent)
         said = trajectory.messages("assistant")
-        answers = heard.answers() if task.rubric else []
+        answers = heard.answers() if heard is not None and task.rubric else []
         if task.rubric and not any(m.role == "assistant" for m in answers):
             # nothing said, or only recitals: no rubric question can be a yes, and no judge is needed
             why = "the agent sent no message" if not said else "the agent sent no answer (only recitals)"

@@ -46,6 +46,15 @@ class Vocabulary:
         """Each term's token readings (with and without word-joining hyphens)."""
         return {t: [r for r in readings(t) if r] for t in self.terms}
 
+    @cached_property
+    def by_first(self) -> dict[str, list[tuple[str, list[Token]]]]:
+        """Each term's readings, indexed by their first token's value (a message is scanned once)."""
+        index: dict[str, list[tuple[str, list[Token]]]] = {}
+        for term, needles in self.needles.items():
+            for needle in needles:
+                index.setdefault(needle[0].value, []).append((term, needle))
+        return index
+
     def rivals(self, item: str) -> frozenset[str]:
         """The terms that compete with `item`: the other values of every class with a term that holds it.
 

@@ -12,7 +12,7 @@ extra write score 0.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from env_server.domain import Domain
@@ -33,6 +33,17 @@ class Replayer:
     task: Task
     domain: Domain
     scorer: Scorer
+    _outputs: dict[tuple[int, ...], list[Any]] = field(default_factory=dict, repr=False)
+
+    def outputs(self, indices: Sequence[int]) -> list[Any]:
+        """What the gold calls at `indices` return, played in order on a fresh sandbox (once per set)."""
+        key = tuple(indices)
+        if key not in self._outputs:
+            gold = self.task.gold_actions
+            calls = [ToolCallSpec(name=gold[i].tool, arguments=gold[i].args) for i in key]
+            results, _ = self.scorer.replay(self.task, self.domain, calls)
+            self._outputs[key] = [r.output for r in results]
+        return self._outputs[key]
 
     def play(
         self, lines: Sequence[Line], *, rubric: bool = False

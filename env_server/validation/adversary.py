@@ -90,7 +90,7 @@ def _value_dump(r: Replayer) -> list[Line]:
     reads = [a for a in r.task.gold_actions if not is_write(r.domain, a)]
     talk = Conversation(r.task)
     talk.act(reads)
-    talk.say(", ".join(_values(r, reads)), force=True)
+    talk.say(", ".join(_values(r, reads_only=True)), force=True)
     return talk.lines
 
 
@@ -98,7 +98,7 @@ def _value_dribble(r: Replayer) -> list[Line]:
     reads = [a for a in r.task.gold_actions if not is_write(r.domain, a)]
     talk = Conversation(r.task)
     talk.act(reads)
-    for value in _values(r, reads):
+    for value in _values(r, reads_only=True):
         talk.say(f"It is {value}.", force=True)
     return talk.lines
 
@@ -131,7 +131,7 @@ def _echo(r: Replayer) -> list[Line]:
 
 
 def _dump_after_writes(r: Replayer) -> list[Line]:
-    dump = ", ".join(_values(r, r.task.gold_actions))
+    dump = ", ".join(_values(r, reads_only=False))
     ref = r.task.reference_reply
     if ref is None or ref.after_writes:
         return honest_script(r.task, r.domain, r.task.gold_actions, dump, reply_after_writes=True).lines
@@ -184,12 +184,16 @@ def _one_off(cell: Any) -> Any:
 # -- what the dumps say ------------------------------------------------------------------------------------
 
 
-def _values(r: Replayer, actions: list[GoldAction]) -> list[str]:
-    """Every value the calls' outputs hold, worded as an agent would, then runs of integers and dates."""
-    _, results = r.play(list(actions))
+def _values(r: Replayer, reads_only: bool) -> list[str]:
+    """Every value the gold's calls (or only its reads) return, worded as an agent would.
+
+    Then a run of integers and every date within 90 days of the domain's today.
+    """
+    gold = r.task.gold_actions
+    indices = [i for i, a in enumerate(gold) if not (reads_only and is_write(r.domain, a))]
     found: dict[str, None] = {}
-    for result in results:
-        for value in _walk(result.output, ""):
+    for output in r.outputs(indices):
+        for value in _walk(output, ""):
             found[value] = None
     today = r.domain.now.date()
     found.update(dict.fromkeys(str(n) for n in range(0, 201)))
