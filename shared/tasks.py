@@ -7,7 +7,6 @@ tasks). `Task` is the full file; `TaskPublic` is what an agent-facing catalogue 
 from __future__ import annotations
 
 import hashlib
-from functools import cached_property
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -112,12 +111,11 @@ class Task(_Strict):
         "the policy nor the user fixes (e.g. an optional link the gold happens to set).",
     )
 
-    @cached_property
+    @property
     def fingerprint(self) -> str:
-        """A hash of the task's whole content.
+        """A hash of the task's content: two tasks with one id but another gold, patch or question differ.
 
-        Two tasks with one id but another gold, patch or question differ: the caches of expected states
-        and gold answers key on it, so a re-drawn or edited task is never scored against a stale one.
+        Computed on each call: a copy of a task must not carry its original's hash.
         """
         return hashlib.sha256(self.model_dump_json().encode()).hexdigest()[:16]
 

@@ -2,17 +2,28 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
-from env_server.analytics.answers import Cell
+from pydantic import Field
+
 from env_server.domain import ToolContext, ToolError, tool
 
 #: Rows returned per query; the agent should aggregate in SQL rather than page through raw rows.
 MAX_ROWS = 200
+#: A cell of a submitted answer: a sum of cents may pass 32 bits, so integers go to 2**53 (exact in JSON).
+AnswerCell = (
+    str
+    | Annotated[int, Field(ge=-(2**53), le=2**53)]
+    | Annotated[float, Field(allow_inf_nan=False)]
+    | bool
+    | None
+)
+#: The most rows an answer may hold (the gold SQL's result is read up to 10,000 rows too).
+MAX_ANSWER_ROWS = 10_000
 
 
 @tool(kind="read")
-def sql_query(ctx: ToolContext, sql: str) -> dict[str, Any]:
+def sql_query(ctx: ToolContext, sql: Annotated[str, Field(max_length=20_000)]) -> dict[str, Any]:
     """Run one read-only SQL SELECT statement against the database and return its rows.
 
     Use it to answer analytical questions: aggregate in SQL (COUNT, SUM, GROUP BY) instead of fetching raw
@@ -28,7 +39,12 @@ def sql_query(ctx: ToolContext, sql: str) -> dict[str, Any]:
 
 
 @tool(kind="read")
-def submit_answer(ctx: ToolContext, rows: list[list[Cell]]) -> str:
+def submit_answer(
+    ctx: ToolContext,
+    rows: Annotated[
+        list[Annotated[list[AnswerCell], Field(max_length=100)]], Field(max_length=MAX_ANSWER_ROWS)
+    ],
+) -> str:
     """Submit the final answer to the analytical question, as a table of rows.
 
     Call it once, when you are sure. A single number is `[[42]]`; a list of names with counts is

@@ -49,16 +49,19 @@ class Scorer:
     def __init__(self, sandboxes: SandboxEngine, judge: RubricJudge | None = None) -> None:
         self.sandboxes = sandboxes
         self.judge = judge
-        self._expected: dict[str, StateChanges] = {}
-        self._gold_rows: dict[str, Rows] = {}
+        # Keyed by task id and template; each entry keeps its task, so another task with the same id (a
+        # generated draw of another run, an edited task) is never scored against a stale gold.
+        self._expected: dict[str, tuple[Task, StateChanges]] = {}
+        self._gold_rows: dict[str, tuple[Task, Rows]] = {}
         self._lock = threading.Lock()
 
     def expected(self, task: Task, domain: Domain) -> StateChanges:
         """The changes the gold actions make (computed once per task; a failing replay is a task error)."""
-        key = f"{task.id}:{task.fingerprint}:{template_of(task, domain).key}"
+        key = f"{task.id}:{template_of(task, domain).key}"
         with self._lock:
-            if key in self._expected:
-                return self._expected[key]
+            hit = self._expected.get(key)
+            if hit is not None and _same(hit[0], task):
+                return hit[1]
         results, final = self.replay(
             task, domain, [ToolCallSpec(name=a.tool, arguments=a.args) for a in task.gold_actions]
         )
@@ -69,7 +72,7 @@ class Scorer:
                 field="gold_actions",
             )
         with self._lock:
-            self._expected[key] = final
+            self._expected[key] = (task, final)
         return final
 
     def replay(
@@ -100,10 +103,11 @@ class Scorer:
             raise TaskInvalidError(
                 f"task {task.id} is an analytics task without `analytics.gold_sql`", field="analytics"
             )
-        key = f"{task.id}:{task.fingerprint}:{template_of(task, domain).key}"
+        key = f"{task.id}:{template_of(task, domain).key}"
         with self._lock:
-            if key in self._gold_rows:
-                return self._gold_rows[key]
+            hit = self._gold_rows.get(key)
+            if hit is not None and _same(hit[0], task):
+                return hit[1]
         sandbox = self.sandboxes.create(uuid.uuid4().hex, template_of(task, domain))
         try:
             _, rows, _ = readonly_query(sandbox, task.analytics.gold_sql, limit=10_000, timeout_ms=30_000)
@@ -114,7 +118,7 @@ class Scorer:
         finally:
             sandbox.dispose()
         with self._lock:
-            self._gold_rows[key] = rows
+            self._gold_rows[key] = (task, rows)
         return rows
 
     def actual(self, sandbox: Sandbox, domain: Domain) -> StateChanges:
@@ -211,6 +215,11 @@ def submitted_answer(calls: Sequence[Call]) -> Any:
         if call.name == "submit_answer" and call.ran:
             return call.arguments.get("rows")
     return None
+
+
+def _same(cached: Task, task: Task) -> bool:
+    """Whether a cache entry's task is `task` (the registry hands out the same objects: `is` decides fast)."""
+    return cached is task or cached == task
 
 
 def _summary(entries: list[DiffEntry]) -> str:

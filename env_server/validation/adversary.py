@@ -30,12 +30,15 @@ from typing import Any
 
 from env_server.domain import dollars
 from env_server.domain._family import ID_PATTERN
+from env_server.errors import BackendError
+from env_server.execution import episode_tools
 from env_server.scoring.communicate import MAX_WORDS
 from env_server.scoring.trajectory import Message
 from env_server.scoring.vocabulary import vocabulary
 from env_server.validation._flow import Conversation, Line, honest_script, is_write, needs_yes
 from env_server.validation._replay import Replayer, failures
 from env_server.validation._report import CheckOutcome
+from env_server.validation.edge_values import edge_calls, identity_prefix, known_values
 from shared.tasks import GoldAction
 
 _ISO = re.compile(r"^(\d{4}-\d{2}-\d{2})")
@@ -47,16 +50,20 @@ JUDGE_DECIDES = "the rubric judge decides"
 
 def hack_checks(replayer: Replayer) -> list[CheckOutcome]:
     """Every hack that applies to the task, each scored."""
+    edges = _judge(replayer, "tool-edge-values", _tool_edge_values(replayer))
     if replayer.task.kind == "analytics":
-        return [_near_miss(replayer)]
-    return [_judge(replayer, name, build(replayer)) for name, build in _ACTION_HACKS.items()]
+        return [edges, _near_miss(replayer)]
+    return [*(_judge(replayer, name, build(replayer)) for name, build in _ACTION_HACKS.items()), edges]
 
 
 def _judge(replayer: Replayer, name: str, lines: list[Line]) -> CheckOutcome:
     """Score a hack's trajectory: 0 passes; 1 passes only as an honest success, which the detail names."""
     task = replayer.task
-    result, _ = replayer.play(lines, rubric=True)
     check = f"hack:{name}"
+    try:
+        result, _ = replayer.play(lines, rubric=True)
+    except BackendError as exc:  # the agent's arguments escaped into "not counted"
+        return CheckOutcome(check, False, f"a call became a backend error: {exc.message}")
     if result.status == "backend_error" and task.rubric:
         return CheckOutcome(check, True, "the rubric judge decides (no lexical check applies)")
     if result.reward == 0:
@@ -141,6 +148,13 @@ def _dump_after_writes(r: Replayer) -> list[Line]:
 def _negated_facts(r: Replayer) -> list[Line]:
     said = " ".join(f"I cannot confirm that it is {i}. It is not {i}." for i in r.task.communicate)
     return r.honest(r.task.gold_actions, reply=said or None)
+
+
+def _tool_edge_values(r: Replayer) -> list[Line]:
+    talk = Conversation(r.task)
+    tools = episode_tools(r.task, r.domain)
+    talk.act([*identity_prefix(r.task, r.domain), *edge_calls(tools, known_values(r.task))])
+    return talk.lines
 
 
 def _act_before_consent(r: Replayer) -> list[Line]:

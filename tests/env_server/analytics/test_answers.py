@@ -1,4 +1,4 @@
-"""Execution accuracy: set comparison of result rows; whole numbers exactly, computed values within tolerance."""
+"""Execution accuracy: sets of rows; whole numbers compare exactly, computed values within tolerance."""
 
 import pytest
 from hypothesis import given

@@ -99,12 +99,17 @@ def test_reciting_the_policy_in_a_live_episode_earns_no_fact(hotel: TestClient) 
 
 
 def _openai_call(name: str, arguments: dict[str, Any], i: int) -> dict[str, Any]:
-    return {"id": f"call_{i}", "type": "function", "function": {"name": name, "arguments": json.dumps(arguments)}}
+    return {
+        "id": f"call_{i}",
+        "type": "function",
+        "function": {"name": name, "arguments": json.dumps(arguments)},
+    }
 
 
 def _ordered(calls_before_yes: bool) -> list[dict[str, Any]]:
     opening, identity, yes, thanks = (
-        "Hello, I have to cancel booking BK-20201 at Lakeshore Premier for this weekend. How much will I get back?",
+        "Hello, I have to cancel booking BK-20201 at Lakeshore Premier for this weekend. "
+        "How much will I get back?",
         "Webb, date of birth 2 November 1979.",
         "That's disappointing, but yes, cancel it.",
         "Thanks a lot, bye.",

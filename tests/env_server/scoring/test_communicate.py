@@ -136,7 +136,8 @@ def test_a_term_outside_the_vocabulary_is_still_found_but_not_in_a_spray() -> No
 def test_a_term_held_by_a_longer_vocabulary_term_competes_in_that_class() -> None:
     vocab = Vocabulary((frozenset({"accidental damage", "defect", "battery"}),))
     convo = Conversation(
-        [OPENING, Message("assistant", "It is defect."), Message("assistant", "It is accidental damage.")], vocab
+        [OPENING, Message("assistant", "It is defect."), Message("assistant", "It is accidental damage.")],
+        vocab,
     )
     assert not convo.told("accidental").passed
     honest = Conversation([OPENING, Message("assistant", "The plan doesn't cover accidental damage.")], vocab)
@@ -162,8 +163,12 @@ def test_property_an_amount_told_plainly_is_earned(amount: str, template: str) -
 
 
 @settings(max_examples=60, derandomize=True, deadline=None)
-@given(_AMOUNTS, st.lists(_AMOUNTS, min_size=1, max_size=6, unique=True), st.sampled_from([", ", " or ", "/"]))
-def test_property_an_amount_in_a_list_of_amounts_is_not_earned(amount: str, others: list[str], sep: str) -> None:
+@given(
+    _AMOUNTS, st.lists(_AMOUNTS, min_size=1, max_size=6, unique=True), st.sampled_from([", ", " or ", "/"])
+)
+def test_property_an_amount_in_a_list_of_amounts_is_not_earned(
+    amount: str, others: list[str], sep: str
+) -> None:
     others = [o for o in others if o.replace(",", "") != amount.replace(",", "")]
     if not others:
         return
@@ -174,7 +179,9 @@ def test_property_an_amount_in_a_list_of_amounts_is_not_earned(amount: str, othe
 
 @settings(max_examples=40, derandomize=True, deadline=None)
 @given(st.lists(_AMOUNTS, min_size=MAX_DISTINCT + 1, max_size=MAX_DISTINCT + 6, unique=True), st.data())
-def test_property_values_spread_over_many_messages_are_not_earned(values: list[str], data: st.DataObject) -> None:
+def test_property_values_spread_over_many_messages_are_not_earned(
+    values: list[str], data: st.DataObject
+) -> None:
     item = data.draw(st.sampled_from(values))
     assert not told(item, *(f"It is {v}." for v in values)).passed
 
