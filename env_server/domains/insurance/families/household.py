@@ -106,6 +106,7 @@ def change_by_status(ctx: ScenarioContext) -> Task:
     reads = [holder.find(), call("get_policy", policy_id=pid)]
     fields = {"user": user, "initial_patch": scene.initial_patch()}
     if status == "lapsed":
+        assert holder.policy.lapsed_on is not None  # a lapsed policy records its day
         return ctx.task(
             difficulty_tags=["policy-status", what, "refusal"],
             description=f"The policy lapsed on {holder.policy.lapsed_on}: no {what} change until reinstated.",
