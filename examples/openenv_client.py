@@ -1,4 +1,4 @@
-"""groundstate through OpenEnv's own client: reset to a task, step through its gold actions, read the reward.
+"""groundstate through OpenEnv's own client: reset to a task, step through its reference conversation.
 
     groundstate serve &
     python -m venv .venv-openenv && .venv-openenv/bin/pip install -r examples/requirements-openenv.txt
@@ -8,7 +8,9 @@ OpenEnv's client gets a virtual environment of its own: the `openenv` package pi
 server's. This script imports nothing from groundstate. `GROUNDSTATE_API_KEY`, when set, is sent as the
 bearer key. The OpenEnv server is at `{url}/openenv`: `reset(task_id=...)` starts an episode; a step is
 `{"tool": name, "arguments": {...}}`, `{"message": text}` (to the simulated user) or `{"end": true}`; the
-final step (the user ends the conversation, or `end`) carries the reward.
+final step (the user ends the conversation, or `end`) carries the reward. The agent's side comes from the
+task's reference conversation (`GET /v1/tasks/{id}/reference`: the gold calls, asking for identity,
+proposing the change and waiting for the user's yes, the report): a real agent would not read it.
 """
 
 from __future__ import annotations
@@ -21,27 +23,32 @@ import httpx
 from openenv import GenericEnvClient
 
 
-def gold_task(url: str, task_id: str, headers: dict[str, str]) -> dict[str, Any]:
-    """The task with its gold actions, from the REST catalogue (a real agent would not read these)."""
-    response = httpx.get(f"{url}/v1/tasks/{task_id}", params={"include_gold": "true"}, headers=headers)
+def reference(url: str, task_id: str, headers: dict[str, str]) -> list[dict[str, Any]]:
+    """The agent's steps of the task's reference conversation (it holds the gold: not for agents)."""
+    response = httpx.get(f"{url}/v1/tasks/{task_id}/reference", headers=headers)
     response.raise_for_status()
-    return response.json()  # type: ignore[no-any-return]
+    return [s for s in response.json()["steps"] if s["role"] == "assistant"]
 
 
 def play(url: str, task_id: str, api_key: str | None = None) -> float | None:
     """One episode through OpenEnv's `GenericEnvClient`; returns the final step's reward."""
     headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
-    task = gold_task(url, task_id, headers)
+    steps = reference(url, task_id, headers)
     with GenericEnvClient(base_url=f"{url}/openenv", headers=headers).sync() as env:
         result = env.reset(task_id=task_id)
         print(f"episode {result.observation['episode_id']}: {len(result.observation['tools'])} tools")
         print(f"the user says: {result.observation['user_message']}")
-        for action in task["gold_actions"]:
-            result = env.step({"tool": action["tool"], "arguments": action["args"]})
-            outcome = result.observation["tool_result"] or {}
-            print(f"  {action['tool']} -> {'refused' if outcome.get('error') else 'ok'}")
-        result = env.step({"message": " ; ".join(task["communicate"]) or "Done."})
-        print(f"the user says: {result.observation['user_message']}")
+        for step in steps:
+            if step["tool_call"] is None:
+                result = env.step({"message": step["content"]})
+                print(f"  agent: {step['content']}\n  user: {result.observation['user_message']}")
+            else:
+                call = step["tool_call"]
+                result = env.step({"tool": call["name"], "arguments": call["arguments"]})
+                outcome = result.observation["tool_result"] or {}
+                print(f"  {call['name']} -> {'refused' if outcome.get('error') else 'ok'}")
+            if result.done:
+                break
         if not result.done:  # the user has more to say; this agent is finished
             result = env.step({"end": True})
         state = env.state()

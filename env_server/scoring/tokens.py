@@ -179,9 +179,9 @@ def _dates(token: str) -> list[tuple[str, str]]:
 def same(item: Token, said: Token, last: bool) -> bool:
     """Whether token `said` is item token `item`: dates loosely, a last word also in its plural.
 
-    A word of an item never matches part of an id (`Gold` is not found in `GOLD20`).
+    Only an id matches the parts of an id: `Gold` is not found in `GOLD20`, nor `4` in `RAV4`.
     """
-    if item.kind == "word" and said.kind == "id":
+    if item.kind != "id" and said.kind == "id":  # "4" is not in "RAV4", "$5.00" not in "WELCOME5"
         return False
     if item.value == said.value:
         return True

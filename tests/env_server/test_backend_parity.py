@@ -15,19 +15,16 @@ from env_server.analytics import answer_matches
 from env_server.domain.registry import DomainRegistry
 from env_server.sandbox import make_sandbox_engine
 from env_server.scoring.scorer import Scorer
-from shared.models import ToolCallSpec
+from env_server.validation._replay import Replayer
 from shared.tasks import GoldAction, Task
 
 pytestmark = [pytest.mark.slow, pytest.mark.postgres]
 
 
 def _outcome(scorer: Scorer, registry: DomainRegistry, task: Task, actions: list[GoldAction]) -> Any:
-    domain = registry.domain(task.domain)
-    results, actual = scorer.replay(
-        task, domain, [ToolCallSpec(name=a.tool, arguments=a.args) for a in actions]
-    )
-    said = [{"role": "assistant", "content": " ; ".join(task.communicate)}]
-    score = scorer.score(task.model_copy(update={"rubric": []}), domain, actual, said)
+    """The calls told in the task's canonical conversation (reference reply, the user's yes), as validation
+    plays them: each result, the reward and the diff."""
+    score, results = Replayer(task, registry.domain(task.domain), scorer).run(actions)
     return [(r.output, r.error) for r in results], score.reward, [d.model_dump() for d in score.diff]
 
 

@@ -146,3 +146,10 @@ def test_number_words_up_to_ninety_nine() -> None:
     ]  # fmt: skip
     assert communicated("30", ["Returns are accepted within thirty days."])
     assert not communicated("30", ["Returns are accepted within thirty-one days."])
+
+
+def test_a_number_or_word_is_never_found_inside_an_id() -> None:
+    assert not communicated("4", ["Your RAV4 is now on the policy."])
+    assert not communicated("$5.00", ["Can you apply WELCOME5?"])
+    assert not communicated("Gold", ["I applied GOLD20."])
+    assert communicated("TK-90001", ["Ticket TK-90001 is open."])

@@ -32,8 +32,11 @@ TASK = Task.model_validate(
 )
 
 #: A conversation in which SmolLM2-135M says "Bye ###STOP###" at temperature 0 (it copies its own earlier
-#: lines; asked in words to write the token, it never did). Append the agent's last message.
+#: lines; asked in words to write the token, it never did; with prompt llm-user-v2 two earlier stops were
+#: not always enough, three are). Append the agent's last message.
 STOPPING = [
+    TranscriptMessage("user", f"Bye {STOP_TOKEN}"),
+    TranscriptMessage("assistant", "Anything else?"),
     TranscriptMessage("user", f"Bye {STOP_TOKEN}"),
     TranscriptMessage("assistant", "Anything else?"),
     TranscriptMessage("user", f"Bye {STOP_TOKEN}"),

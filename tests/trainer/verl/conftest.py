@@ -148,7 +148,7 @@ def verl_config(server_url: str, *overrides: str) -> Any:
             "grpo",
             server_url,
             [
-                "data.max_prompt_length=1536",
+                "data.max_prompt_length=2048",
                 "data.max_response_length=1024",
                 "groundstate.max_new_tokens=256",
                 "groundstate.retry_backoff_s=0",

@@ -8,6 +8,7 @@ rows no benchmark task mentions.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
 from typing import Any, ClassVar
@@ -390,6 +391,15 @@ RETURN_RULE = "policy 6: the return reason (it decides the fee)"
 def said_reason(column: str, rule: str, said: str, code: str) -> dict[str, str]:
     """`determined_by` of a reason code fixed by the customer's words ("I changed my mind": changed_mind)."""
     return {column: f'{rule}; user (line 0): "{said}" ({code})'}
+
+
+def names_figure(name: str, figure: int) -> bool:
+    """Whether a product name holds `figure` as a number ("Aero 14 Laptop", "Laptop Sleeve 14in").
+
+    A customer who names such a product says the figure before the agent can tell it as a rule's limit, and
+    an echo of the customer earns nothing: families that tell a limit pick other products.
+    """
+    return re.search(rf"(?<![\d.,]){figure}(?![\d,]|\.\d)", name) is not None
 
 
 def refusal(

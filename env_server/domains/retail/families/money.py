@@ -14,7 +14,7 @@ from env_server.domains.retail.families._policy import (
     TODAY,
     delay_credit,
 )
-from env_server.domains.retail.families._scene import DELAY_CREDIT, PRICE_REFUND, Scene, refusal
+from env_server.domains.retail.families._scene import DELAY_CREDIT, PRICE_REFUND, Scene, names_figure, refusal
 from shared.tasks import Task
 
 
@@ -117,7 +117,9 @@ def price_protection(ctx: ScenarioContext) -> Task:
     scene = Scene(ctx)
     rng = ctx.rng
     person = scene.customer(extra_method=rng.random() < 0.5)
-    product = scene.product(lambda p: p["price_cents"] >= 5000)
+    product = scene.product(
+        lambda p: p["price_cents"] >= 5000 and not names_figure(p["name"], PRICE_PROTECTION_DAYS)
+    )
     quantity = rng.choice((1, 1, 2)) if product["price_cents"] < 15000 else 1
     drop = rng.choice(
         [d for d in (500, 1000, 2000, 2500, 5000, 10000, 15000) if d <= product["price_cents"] // 2]
@@ -165,6 +167,7 @@ def price_protection(ctx: ScenarioContext) -> Task:
         "initial_patch": scene.initial_patch(),
     }
     if eligible:
+        tell = rng.random() < 0.5
         return ctx.task(
             difficulty_tags=["price-protection", "refund", "communicate", "generated"],
             description=f"{TIER[person.tier].name} price protection {since} days after delivery: "
@@ -173,14 +176,16 @@ def price_protection(ctx: ScenarioContext) -> Task:
                 person.verify(),
                 refund,
             ],
-            communicate=[dollars_and_cents(amount)] if rng.random() < 0.5 else [],
+            communicate=[dollars_and_cents(amount)] if tell else [],
             reference_reply=reply(
                 f"Your {TIER[person.tier].name} membership includes price protection: I can refund the "
                 f"difference of {dollars_and_cents(amount)} to your original payment method. Shall I go "
                 "ahead?",
                 f"You're eligible for {dollars_and_cents(amount)} back on the original payment method. Would "
                 "you like me to process it?",
-            ),
+            )
+            if tell
+            else None,
             determined_by=PRICE_REFUND,
             **fields,
         )

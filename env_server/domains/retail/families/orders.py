@@ -276,17 +276,20 @@ def promo_code(ctx: ScenarioContext) -> Task:
         "initial_patch": scene.initial_patch(),
     }
     if not failed:
+        tell = rng.random() < 0.5
         return ctx.task(
             difficulty_tags=["promotion", "refund", "generated"],
             description=f"Apply {code} after checkout: every condition holds, "
             f"{dollars_and_cents(discount)} refunded.",
             gold_actions=[person.verify(), call("get_promotion", code=code), apply],
-            communicate=[dollars_and_cents(discount)] if rng.random() < 0.5 else [],
+            communicate=[dollars_and_cents(discount)] if tell else [],
             reference_reply=reply(
                 f"{code} applies to this order: it takes {dollars_and_cents(discount)} off, refunded to your "
                 "payment method. Shall I apply it?",
                 f"Applying the code gives you {dollars_and_cents(discount)} back. Shall I do it?",
-            ),
+            )
+            if tell
+            else None,
             **fields,
         )
     return ctx.task(

@@ -15,6 +15,7 @@ from env_server.domains.retail.families._scene import (
     Person,
     PlacedOrder,
     Scene,
+    names_figure,
     refusal,
     return_terms,
     said_reason,
@@ -129,7 +130,13 @@ def return_window(ctx: ScenarioContext) -> Task:
     window = TIER[person.tier].return_window_days
     variant = rng.choices(("late", "final-sale", "last-day"), weights=(5, 3, 2))[0]
     final_sale = variant == "final-sale"
-    product = scene.product(lambda p: bool(p["final_sale"]) == final_sale and p["price_cents"] <= 95000)
+    product = scene.product(
+        lambda p: (
+            bool(p["final_sale"]) == final_sale
+            and p["price_cents"] <= 95000
+            and not names_figure(p["name"], window)
+        )
+    )
     quantity = rng.choice((1, 2)) if product["price_cents"] < 10000 else 1
     line = scene.line(product, quantity)
     since = {"late": window + rng.randint(1, 40), "final-sale": rng.randint(1, window), "last-day": window}[
@@ -212,6 +219,7 @@ def return_approval(ctx: ScenarioContext) -> Task:
     waived, refund = return_terms(person, line, quantity, reason)
     hold = refund > APPROVAL_LIMIT_CENTS
     said = rng.choice(RETURN_REASON_TEXT[reason])
+    tell = hold and rng.random() < 0.5
     what = _units(line, quantity)
     if hold:
         final = call(
@@ -244,12 +252,12 @@ def return_approval(ctx: ScenarioContext) -> Task:
         initial_patch=scene.initial_patch(),
         gold_actions=[person.verify(), final],
         determined_by=RETURN_HOLD if hold else said_reason("returns.reason", RETURN_RULE, said, reason),
-        communicate=["supervisor"] if hold and rng.random() < 0.5 else [],
+        communicate=["supervisor"] if tell else [],
         reference_reply=reply(
             f"A refund of {dollars_and_cents(refund)} is above our $1,000 limit, so it needs a supervisor's "
             "approval: I can submit the return for approval now. Shall I do that?",
             "Refunds this large go to a supervisor for approval first. Would you like me to submit it?",
         )
-        if hold
+        if tell
         else None,
     )
