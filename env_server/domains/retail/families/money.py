@@ -167,7 +167,7 @@ def price_protection(ctx: ScenarioContext) -> Task:
         "initial_patch": scene.initial_patch(),
     }
     if eligible:
-        tell = rng.random() < 0.5
+        told = rng.random() < 0.5
         return ctx.task(
             difficulty_tags=["price-protection", "refund", "communicate", "generated"],
             description=f"{TIER[person.tier].name} price protection {since} days after delivery: "
@@ -176,7 +176,7 @@ def price_protection(ctx: ScenarioContext) -> Task:
                 person.verify(),
                 refund,
             ],
-            communicate=[dollars_and_cents(amount)] if tell else [],
+            communicate=[dollars_and_cents(amount)] if told else [],
             reference_reply=reply(
                 f"Your {TIER[person.tier].name} membership includes price protection: I can refund the "
                 f"difference of {dollars_and_cents(amount)} to your original payment method. Shall I go "
@@ -184,7 +184,7 @@ def price_protection(ctx: ScenarioContext) -> Task:
                 f"You're eligible for {dollars_and_cents(amount)} back on the original payment method. Would "
                 "you like me to process it?",
             )
-            if tell
+            if told
             else None,
             determined_by=PRICE_REFUND,
             **fields,
