@@ -38,6 +38,7 @@ from benchmarks.topology import Topology, local_topology
 from env_server.settings import DEFAULT_PG_URL
 from shared.client import AsyncGroundstateClient, GroundstateClient
 from shared.errors import ClientError
+from shared.models import ReferenceStep
 from shared.tasks import Task
 
 API_KEY = "soak-key"
@@ -53,15 +54,24 @@ class Tally:
     episodes: int = 0
 
 
-def gold_tasks(client: GroundstateClient) -> list[Task]:
-    """Every domain's test action tasks without rubric questions (no judge here), with their gold."""
+@dataclass(frozen=True)
+class Played:
+    """A task and the agent's side of its reference conversation (calls, proposal, consent, report)."""
+
+    task_id: str
+    steps: list[ReferenceStep]
+
+
+def gold_tasks(client: GroundstateClient) -> list[Played]:
+    """Every domain's test action tasks with gold calls and no rubric questions (no judge here)."""
     tasks = []
     for domain in client.domains():
         for t in client.tasks(domain=domain.name, split="test"):
             if t.kind == "action" and not t.has_rubric:
                 full = client.task(t.id, include_gold=True)
                 if isinstance(full, Task) and full.gold_actions:
-                    tasks.append(full)
+                    steps = [s for s in client.reference(t.id).steps if s.role == "assistant"]
+                    tasks.append(Played(t.id, steps))
     return tasks
 
 
@@ -74,25 +84,26 @@ async def timed(tally: Tally, kind: str, call: Any) -> Any:
 
 
 async def episode_loop(
-    client: AsyncGroundstateClient, tasks: list[Task], offset: int, deadline: float, tally: Tally
+    client: AsyncGroundstateClient, tasks: list[Played], offset: int, deadline: float, tally: Tally
 ) -> None:
-    """Play gold trajectories back to back until the deadline; an error is counted and the loop goes on."""
+    """Play reference conversations back to back until the deadline; an error is counted, the loop goes on."""
     i = offset
     while time.monotonic() < deadline:
         task = tasks[i % len(tasks)]
         i += 1
         episode_id = None
         try:
-            started = await timed(tally, "start", client.start_episode(task.id))
+            started = await timed(tally, "start", client.start_episode(task.task_id))
             episode_id = started.episode_id
-            for action in task.gold_actions:
-                await timed(tally, "tool_call", client.call_tool(episode_id, action.tool, action.args))
-            if task.communicate:
-                message = "To sum up: " + "; ".join(task.communicate)
-                await timed(tally, "message", client.send_message(episode_id, message))
+            for step in task.steps:
+                if step.tool_call is not None:
+                    call = client.call_tool(episode_id, step.tool_call.name, step.tool_call.arguments)
+                    await timed(tally, "tool_call", call)
+                else:
+                    await timed(tally, "message", client.send_message(episode_id, step.content or ""))
             score = await timed(tally, "score", client.score(episode_id))
             if score.reward != 1:
-                tally.wrong_rewards[task.id] += 1
+                tally.wrong_rewards[task.task_id] += 1
             await timed(tally, "dispose", client.dispose(episode_id))
             tally.episodes += 1
         except ClientError as exc:

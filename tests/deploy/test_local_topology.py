@@ -1,9 +1,9 @@
 """The production topology without containers, for real: `deploy/run-local.sh` brings up a migrated store,
 three `groundstate serve` replicas on PostgreSQL sandboxes and HAProxy (Debian package) round-robin in front.
 
-Every domain's gold trajectory goes through the load balancer with one keep-alive client; the requests of
-each episode land on several replicas (the `x-groundstate-replica` header says which), and the tool results
-and scores equal those of a single server.
+Every domain's reference conversation goes through the load balancer with one keep-alive client; the
+requests of each episode land on several replicas (the `x-groundstate-replica` header says which), and the
+tool results and scores equal those of a single server.
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from shared.errors import ApiError
 from shared.tasks import Task
 from tests.deploy.conftest import required_executable
 from tests.live_server import serve
+from tests.reference_play import play_reference
 
 pytestmark = [pytest.mark.slow, pytest.mark.postgres]
 API_KEY = "lb-test-key"
@@ -58,14 +59,10 @@ def gold_task_per_domain(client: GroundstateClient) -> list[Task]:
 
 
 def play_gold(client: GroundstateClient, task: Task) -> tuple[str, dict[str, Any]]:
-    """Start, replay the gold actions, tell the user every fact to communicate, score; results to compare."""
+    """Start, play the task's reference conversation (calls, consent, report), score; what to compare."""
     started = client.start_episode(task.id)
-    outputs = [
-        client.call_tool(started.episode_id, a.tool, a.args).model_dump(exclude={"call_id"})
-        for a in task.gold_actions
-    ]
-    if task.communicate:
-        client.send_message(started.episode_id, "To sum up: " + "; ".join(task.communicate))
+    results = play_reference(client, started.episode_id, task.id)
+    outputs = [result.model_dump(exclude={"call_id"}) for result in results]
     score = client.score(started.episode_id).model_dump()
     client.dispose(started.episode_id)
     return started.episode_id, {"first_message": started.first_message, "tools": outputs, "score": score}

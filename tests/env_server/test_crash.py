@@ -19,9 +19,9 @@ import httpx
 import pytest
 
 from shared.client import GroundstateClient
-from shared.models import ReferenceStep, ToolCallResult
 from shared.tasks import Task
 from tests.live_server import free_port
+from tests.reference_play import agent_steps, play_step
 
 pytestmark = pytest.mark.slow
 
@@ -57,24 +57,17 @@ def test_kill_9_mid_episode_loses_nothing(tmp_path: Path) -> None:
         task = client.task(TASK, include_gold=True)
         assert isinstance(task, Task)
         # the agent's side of the task's reference conversation: asks, calls, the proposal, the report
-        steps = [s for s in client.reference(TASK).steps if s.role == "assistant"]
+        steps = agent_steps(client, TASK)
         eid = client.start_episode(TASK).episode_id
         half = len(steps) // 2
-        done = [_play(client, eid, step) for step in steps[:half]]
+        done = [play_step(client, eid, step) for step in steps[:half]]
         first.send_signal(signal.SIGKILL)
         first.wait(timeout=30)
     with server(store, port), GroundstateClient(url) as client:
-        rest = [_play(client, eid, step) for step in steps[half:]]
+        rest = [play_step(client, eid, step) for step in steps[half:]]
         score = client.score(eid)
         events = client.episode(eid).events
     assert all(r is None or r.error is None for r in done + rest)
     assert score.status == "scored" and score.reward == 1, score.checks
     assert [e.kind for e in events].count("tool_call") == len(task.gold_actions)
 
-
-def _play(client: GroundstateClient, episode_id: str, step: ReferenceStep) -> ToolCallResult | None:
-    """One agent step of a reference conversation: its call's result, or None for a message."""
-    if step.tool_call is not None:
-        return client.call_tool(episode_id, step.tool_call.name, step.tool_call.arguments)
-    client.send_message(episode_id, step.content or "")
-    return None

@@ -21,6 +21,7 @@ from groundstate.cli import app as cli
 from shared.client import GroundstateClient
 from tests.browser import CHROMIUM_FLAGS, chromium
 from tests.live_server import serve
+from tests.reference_play import play_reference
 from tests.toy_domain import domain as toy_domain
 
 KEY = "viewer-test-key"
@@ -33,14 +34,18 @@ def artifacts(tmp_path: Path) -> Path:
     return directory
 
 
-def play(url: str, actions: str) -> str:
-    """Play the showcase's gold (or wrong) actions through the client, talk, score; the episode id."""
+def play(url: str, gold: bool) -> str:
+    """Play the showcase's reference conversation (or its wrong actions and a claim), score; the episode."""
     with GroundstateClient(url, api_key=KEY) as client:
-        task = client.task(SHOWCASE, include_gold=True)
         episode = client.start_episode(SHOWCASE).episode_id
-        for action in getattr(task, actions):
-            client.call_tool(episode, action.tool, action.args)
-        client.send_message(episode, "This change needs manager approval, so I filed an approval request.")
+        if gold:
+            play_reference(client, episode, SHOWCASE)
+        else:
+            task = client.task(SHOWCASE, include_gold=True)
+            for action in task.wrong_actions:
+                client.call_tool(episode, action.tool, action.args)
+            claim = "This change needs manager approval, so I filed an approval request."
+            client.send_message(episode, claim)
         client.score(episode)
     return episode
 
@@ -69,7 +74,7 @@ def test_click_from_task_to_episode_to_diff_and_campaign_in_chromium(tmp_path: P
         store_url=f"sqlite:///{tmp_path}/store.db", api_key=KEY, runs_dirs=[runs], sandbox_url="sqlite://"
     )
     with serve(create_app(settings, registry=DomainRegistry([toy_domain, hotel]))) as url:
-        gold, wrong = play(url, "gold_actions"), play(url, "wrong_actions")
+        gold, wrong = play(url, gold=True), play(url, gold=False)
         campaign(url, runs / "replay-2", trials=2)
         campaign(url, runs / "replay-3", trials=3)
         with sync_playwright() as pw:
@@ -98,7 +103,7 @@ def test_click_from_task_to_episode_to_diff_and_campaign_in_chromium(tmp_path: P
             page.wait_for_url(f"{url}/ui/episodes/{gold}")
             expect(page.locator("#state")).to_have_text("finished")
             expect(page.locator("#chat .msg.user").first).to_contain_text("Deluxe King")
-            expect(page.locator("#chat .msg.agent").first).to_contain_text("manager approval")
+            expect(page.locator("#chat .msg.agent").first).to_contain_text("verify your identity")
             call = page.locator("#chat details.tool-call", has_text="create_approval_request")
             expect(call.locator(".call-body")).to_be_hidden()
             call.locator("summary").click()
