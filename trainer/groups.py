@@ -27,6 +27,7 @@ from pydantic import Field
 from shared.client import AsyncGroundstateClient
 from shared.models import UserKind
 from shared.strict_model import StrictModel
+from trainer.curriculum import GroupOutcome
 from trainer.policies import Policy
 from trainer.rollout import run_rollout
 from trainer.rollout_models import RolloutConfig, RolloutResult
@@ -140,6 +141,8 @@ class StepGroups(StrictModel):
     """Episodes scored, over all tries."""
     successes: int = 0
     """Scored episodes with reward 1, over all tries."""
+    tries: list[GroupOutcome] = Field(default_factory=list)
+    """Every group played, replaced ones included, with its rewards (what a curriculum learns from)."""
     timing: StepTiming = Field(default_factory=StepTiming)
     """Episode time by part."""
     wall_s: float = 0.0
@@ -216,6 +219,7 @@ async def _run_group(
     group.rollouts = [r for r, _ in results if r is not None]
     group.backend_errors = sum(errors for _, errors in results)
     group.complete = len(group.rollouts) == settings.episodes
+    step.tries.append(GroupOutcome(task_id=task_id, rewards=group.rewards))
     if not group.complete:
         step.incomplete += 1
     elif not group.informative:

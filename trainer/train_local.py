@@ -29,6 +29,10 @@ The recipe, and what this command does with it on a CPU:
 
 Outputs in `--out`: `train_log.jsonl` (one `StepLog` per step), `checkpoints/step-NNNNN/` every
 `--save-every` steps and `final/` (transformers model directories: `--policy local:OUT/final`), `run.json`.
+With `--curriculum adaptive`, `trainer.curriculum` chooses each step's tasks instead of TRL's shuffled
+order (the prompts TRL hands over then only say how many slots there are); its state goes to
+`curriculum.json` in the run and in every checkpoint, one `StepRecord` per step to `curriculum.jsonl`, and
+a run started from a checkpoint (`--model OUT/checkpoints/step-N`) continues that checkpoint's curriculum.
 """
 
 from __future__ import annotations
@@ -41,13 +45,14 @@ import random
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import Field
 
 from shared.client import AsyncGroundstateClient
 from shared.models import UserKind
 from shared.strict_model import StrictModel
+from trainer.curriculum import CURRICULUM_FILE, Curriculum, CurriculumSettings
 from trainer.groups import GroupSettings, StepGroups, collect_groups
 from trainer.policies.local import (
     LocalModel,
@@ -119,6 +124,9 @@ class LocalTrainConfig(StrictModel):
     """The simulated user; the server's default if null."""
     save_every: int = Field(default=0, ge=0)
     """Save a checkpoint every N steps (0: only `final/`)."""
+    curriculum: Literal["static", "adaptive"] = "static"
+    """`static`: TRL draws the pool's tasks in shuffled order; `adaptive`: `trainer.curriculum` draws each
+    step from tasks the current policy is likely to split on (a model's `curriculum.json` resumes it)."""
     seed: int = 0
     """Seeds torch's sampling, TRL's task order and the replacement draws."""
     threads: int | None = Field(default=None, ge=1)
@@ -268,9 +276,15 @@ class _Rollouts:
     """TRL's `rollout_func`: one group of G episodes per task of the step, with the model being trained."""
 
     def __init__(
-        self, config: LocalTrainConfig, loaded: LocalModel, pool: list[str], api_key: str | None
+        self,
+        config: LocalTrainConfig,
+        loaded: LocalModel,
+        pool: list[str],
+        api_key: str | None,
+        curriculum: Curriculum | None = None,
     ) -> None:
         self.config, self.loaded, self.pool, self.api_key = config, loaded, pool, api_key
+        self.curriculum = curriculum
         self.policy = LocalPolicy(
             config.model,
             LocalOptions(max_new_tokens=config.max_new_tokens, temperature=config.temperature, top_p=1.0),
@@ -284,25 +298,38 @@ class _Rollouts:
         """Play the step's groups; `prompts` holds each task id G times in a row."""
         episodes = self.config.episodes_per_task
         slots = [str(p) for p in prompts[::episodes]]
+        refills = self.pool
+        if self.curriculum is not None:
+            slots = self.curriculum.draw(len(slots))
+            refills = self.curriculum.refills(slots)
         model = self.loaded.model
         training = model.training
         model.eval()
         self.loaded.forget_prefixes()  # the weights changed since the prefixes were cached
         try:
-            step = asyncio.run(self._collect(slots))
+            step = asyncio.run(self._collect(slots, refills))
         finally:
             model.train(training)
+        if self.curriculum is not None:
+            self._record(self.curriculum, step)
         self.last = step
         self.last_batch = trl_batch(step, episodes, self.loaded.eos_ids[0])
         return self.last_batch
 
-    async def _collect(self, slots: list[str]) -> StepGroups:
+    def _record(self, curriculum: Curriculum, step: StepGroups) -> None:
+        """Fold the step's groups into the curriculum; log the step and save the state."""
+        record = curriculum.update(step.tries)
+        with (self.config.out / "curriculum.jsonl").open("a", encoding="utf-8") as handle:
+            handle.write(record.model_dump_json() + "\n")
+        curriculum.save(self.config.out / CURRICULUM_FILE)
+
+    async def _collect(self, slots: list[str], refills: list[str]) -> StepGroups:
         client = AsyncGroundstateClient(
             self.config.server, api_key=self.api_key, max_connections=max(8, 2 * self.config.concurrency)
         )
         try:
             return await collect_groups(
-                client, self.policy, slots, self.pool, self.config.group_settings(), self.rng
+                client, self.policy, slots, refills, self.config.group_settings(), self.rng
             )
         finally:
             await client.aclose()
@@ -356,6 +383,19 @@ def _pool_tasks(config: LocalTrainConfig) -> list[str]:
             f"{config.tasks_per_step}: lower it or keep more bands in `groundstate select`"
         )
     return tasks
+
+
+def _curriculum(config: LocalTrainConfig, tasks: list[str]) -> Curriculum | None:
+    """The adaptive curriculum: the starting checkpoint's, continued, or a fresh one over the pool."""
+    if config.curriculum == "static":
+        return None
+    saved = Path(config.model) / CURRICULUM_FILE
+    if saved.is_file():
+        curriculum = Curriculum.load(saved)
+        curriculum.add(tasks)
+        return curriculum
+    settings = CurriculumSettings(group=config.episodes_per_task, seed=config.seed)
+    return Curriculum.start(tasks, settings)
 
 
 async def _check_server(config: LocalTrainConfig, tasks: list[str], api_key: str | None) -> None:
@@ -415,9 +455,12 @@ def train_local(
     if tokenizer.pad_token_id is None:
         tokenizer.pad_token = tokenizer.eos_token
     name = config.model if config.model == "smollm2" else Path(config.model).name
-    rollouts = _Rollouts(config, wrap_model(model, tokenizer, name), tasks, api_key)
+    curriculum = _curriculum(config, tasks)
+    rollouts = _Rollouts(config, wrap_model(model, tokenizer, name), tasks, api_key, curriculum)
     out = config.out
     out.mkdir(parents=True, exist_ok=True)
+    if curriculum is not None:
+        (out / "curriculum.jsonl").touch()
     (out / "run.json").write_text(
         json.dumps({"config": config.model_dump(mode="json"), "pool_tasks": tasks}, indent=2) + "\n"
     )
@@ -427,6 +470,8 @@ def train_local(
     def save(directory: Path) -> None:
         model.save_pretrained(directory)
         tokenizer.save_pretrained(directory)
+        if curriculum is not None:
+            curriculum.save(directory / CURRICULUM_FILE)
 
     class _Logger(TrainerCallback):  # type: ignore[misc]
         def __init__(self) -> None:

@@ -47,6 +47,14 @@ def local_command(
     save_every: Annotated[
         int, typer.Option("--save-every", min=0, help="Checkpoint every N steps (0: final only).")
     ] = 0,
+    curriculum: Annotated[
+        str,
+        typer.Option(
+            "--curriculum",
+            help="static: the pool in shuffled order; adaptive: each step's tasks follow the policy's "
+            "current success (trainer.curriculum; resumed from the --model checkpoint's curriculum.json).",
+        ),
+    ] = "static",
     seed: Annotated[int, typer.Option("--seed", help="Seed of sampling, task order, replacements.")] = 0,
     threads: ThreadsOpt = None,
     user: Annotated[str | None, typer.Option("--user", help="Simulated user: scripted or llm.")] = None,
@@ -73,6 +81,7 @@ def local_command(
                 retries=retries,
                 concurrency=concurrency,
                 save_every=save_every,
+                curriculum=curriculum,
                 seed=seed,
                 threads=threads,
                 user=user,

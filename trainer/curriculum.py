@@ -1,0 +1,303 @@
+"""A curriculum that follows the policy: discounted Jeffreys posteriors, a learning band, retirement.
+
+`groundstate select` bands the train tasks once, by the starting model's success. During GRPO the policy
+moves: mastered tasks keep being drawn (zero-variance groups, compute for nothing) and tasks that were out
+of reach and became learnable are never tried again. This curriculum keeps, for every task, a Beta posterior
+of the *current* policy's success, and draws each step from where groups are likely to disagree.
+
+The posterior. Task i after step t has discounted counts
+
+    s_i <- gamma * s_i + successes_i(t)        f_i <- gamma * f_i + failures_i(t)
+
+and posterior Beta(s_i + 1/2, f_i + 1/2) (Jeffreys prior, as `trainer.selection`). Every count decays every
+step, seen or not (discounted Thompson sampling; Raj & Kalyani, 2017): the policy that produced old
+outcomes is gone, and with gamma = 0.8 the evidence of five steps ago weighs a third of this step's. A task
+left alone drifts back towards the prior, which is what lets exploration find a hard task that became
+reachable.
+
+The band. What GRPO learns from is a group of G episodes with both outcomes. Under the posterior the chance
+of that is
+
+    informative_i = E[1 - p^G - (1 - p)^G] = 1 - B(a + G, b) / B(a, b) - B(a, b + G) / B(a, b)
+
+(`mixed_chance`). The learning band is the tasks whose chance reaches `min_informative`; a step's slots are
+drawn from it with weights proportional to that chance, and a share `explore` of the slots goes to the
+tasks drawn least recently (never-drawn first). A task is retired when the posterior puts
+`retire_confidence` of its mass at a success rate of `retire_at` or more (at the defaults: five perfect
+groups of four in a row; discounting caps the evidence, so a lucky streak of two does not retire a task):
+it is never drawn again.
+
+The state is one JSON document (`CurriculumState`), saved with every checkpoint; draws are seeded by
+(seed, step), so a resumed run draws what the uninterrupted one would have drawn.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+from pydantic import Field, model_validator
+from scipy.special import betaln
+from scipy.stats import beta as beta_dist
+
+from shared.strict_model import StrictModel
+
+__all__ = [
+    "CURRICULUM_FILE",
+    "Curriculum",
+    "CurriculumError",
+    "CurriculumSettings",
+    "CurriculumState",
+    "GroupOutcome",
+    "StepRecord",
+    "TaskEvidence",
+    "family_of",
+    "mixed_chance",
+]
+
+CURRICULUM_FILE = "curriculum.json"
+"""The curriculum's state file, in a run's output directory and in each checkpoint."""
+
+
+class CurriculumError(ValueError):
+    """A curriculum that cannot be built or resumed as asked (a test task, an empty pool, a bad state)."""
+
+
+def mixed_chance(alpha: float, beta: float, group: int) -> float:
+    """Posterior probability that a group of `group` episodes has both outcomes, under Beta(alpha, beta)."""
+    base = betaln(alpha, beta)
+    all_pass = math.exp(betaln(alpha + group, beta) - base)
+    all_fail = math.exp(betaln(alpha, beta + group) - base)
+    return max(0.0, 1.0 - all_pass - all_fail)
+
+
+def family_of(task_id: str) -> str | None:
+    """The generator family of a generated task (`<domain>-gen-<family>-<index>`), None for a written one."""
+    parts = task_id.split("-gen-", 1)
+    if len(parts) != 2 or "-" not in parts[1]:
+        return None
+    family, _, index = parts[1].rpartition("-")
+    return f"{parts[0]}/{family}" if index.isdigit() else None
+
+
+class CurriculumSettings(StrictModel):
+    """How the curriculum weighs evidence and draws (defaults argued in the module docstring)."""
+
+    group: int = Field(ge=2)
+    """Episodes per group (G): what `mixed_chance` is computed for."""
+    decay: float = Field(default=0.8, gt=0, le=1)
+    """Evidence multiplier per step (1: never forget)."""
+    explore: float = Field(default=0.2, ge=0, le=1)
+    """Share of a step's slots given to the tasks drawn least recently."""
+    min_informative: float = Field(default=0.3, gt=0, lt=1)
+    """A task is in the learning band when its chance of a mixed group reaches this."""
+    retire_at: float = Field(default=0.9, gt=0, lt=1)
+    """Success rate above which a task counts as mastered..."""
+    retire_confidence: float = Field(default=0.9, gt=0.5, lt=1)
+    """...once the posterior puts this much mass above it."""
+    seed: int = 0
+    """Seeds the draws with the step number."""
+
+
+class TaskEvidence(StrictModel):
+    """One task's discounted outcomes and history."""
+
+    successes: float = 0.0
+    failures: float = 0.0
+    drawn: int = 0
+    """Groups played (every try, refills included)."""
+    last_drawn: int | None = None
+    """The last step it was played in."""
+    retired: int | None = None
+    """The step it was retired at, or null."""
+
+    @property
+    def alpha(self) -> float:
+        """The posterior's first parameter (successes + 1/2)."""
+        return self.successes + 0.5
+
+    @property
+    def beta(self) -> float:
+        """The posterior's second parameter (failures + 1/2)."""
+        return self.failures + 0.5
+
+    @property
+    def mean(self) -> float:
+        """The posterior mean success rate."""
+        return self.alpha / (self.alpha + self.beta)
+
+
+class GroupOutcome(StrictModel):
+    """One played group: its task and the rewards of its scored episodes."""
+
+    task_id: str
+    rewards: list[int]
+
+
+class StepRecord(StrictModel):
+    """What the curriculum saw and did at one step (a line of `curriculum.jsonl`)."""
+
+    step: int
+    band: int
+    """Tasks in the learning band after the update."""
+    active: int
+    """Tasks not retired."""
+    retired: list[str]
+    """Tasks retired at this step."""
+    groups: int
+    informative_groups: int
+    """Played groups (every try) with both outcomes."""
+    families: dict[str, float] = Field(default_factory=dict)
+    """Mean posterior success per generator family (generated tasks only)."""
+    tasks: dict[str, float] = Field(default_factory=dict)
+    """Posterior mean of every task played at this step."""
+
+
+class CurriculumState(StrictModel):
+    """Everything a resumed run needs: settings, evidence per task, the step reached."""
+
+    settings: CurriculumSettings
+    step: int = 0
+    tasks: dict[str, TaskEvidence]
+
+    @model_validator(mode="after")
+    def _has_tasks(self) -> CurriculumState:
+        if not self.tasks:
+            raise ValueError("a curriculum needs at least one task")
+        return self
+
+
+class Curriculum:
+    """The living pool of one training run (see the module docstring)."""
+
+    def __init__(self, state: CurriculumState) -> None:
+        self.state = state
+
+    @classmethod
+    def start(cls, task_ids: Iterable[str], settings: CurriculumSettings) -> Curriculum:
+        """A fresh curriculum over `task_ids` (train tasks only; the caller's pool guarantees it)."""
+        ids = sorted(set(task_ids))
+        if not ids:
+            raise CurriculumError("the curriculum has no task to draw from")
+        return cls(CurriculumState(settings=settings, tasks={t: TaskEvidence() for t in ids}))
+
+    @classmethod
+    def load(cls, path: Path) -> Curriculum:
+        """Resume from a saved state."""
+        try:
+            return cls(CurriculumState.model_validate_json(path.read_text()))
+        except (OSError, ValueError) as exc:
+            raise CurriculumError(f"cannot resume the curriculum from {path}: {exc}") from exc
+
+    def save(self, path: Path) -> Path:
+        """Write the state as JSON (parent directories created); the path."""
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(self.state.model_dump_json(indent=1) + "\n")
+        return path
+
+    @property
+    def settings(self) -> CurriculumSettings:
+        """The run's curriculum settings."""
+        return self.state.settings
+
+    def add(self, task_ids: Iterable[str]) -> list[str]:
+        """Admit new tasks (e.g. freshly generated ones); the ids that were new."""
+        new = [t for t in task_ids if t not in self.state.tasks]
+        for task_id in new:
+            self.state.tasks[task_id] = TaskEvidence()
+        return new
+
+    def informative(self, task_id: str) -> float:
+        """The chance that a group of this task has both outcomes, under its posterior."""
+        evidence = self.state.tasks[task_id]
+        return mixed_chance(evidence.alpha, evidence.beta, self.settings.group)
+
+    def active(self) -> list[str]:
+        """Tasks not retired."""
+        return [t for t, e in self.state.tasks.items() if e.retired is None]
+
+    def band(self) -> list[str]:
+        """Active tasks whose chance of a mixed group reaches `min_informative`, most informative first."""
+        scored = [(self.informative(t), t) for t in self.active()]
+        ranked = sorted(scored, key=lambda x: (-x[0], x[1]))
+        return [t for chance, t in ranked if chance >= self.settings.min_informative]
+
+    def draw(self, slots: int) -> list[str]:
+        """The next step's tasks: band draws weighted by informativeness, plus the exploration share."""
+        rng = random.Random(f"{self.settings.seed}:{self.state.step}")
+        active = self.active()
+        if not active:
+            raise CurriculumError("every task of the curriculum is retired: nothing left to learn from")
+        explore = min(slots, round(self.settings.explore * slots))
+        chosen = self._weighted(self.band(), slots - explore, rng)
+        rest = [t for t in active if t not in chosen]
+        stale = sorted(rest, key=lambda t: (self.state.tasks[t].last_drawn or -1, rng.random()))
+        chosen += stale[: slots - len(chosen)]
+        while len(chosen) < slots:  # fewer active tasks than slots: repeat the most informative
+            chosen.append(max(active, key=self.informative))
+        return chosen
+
+    def refills(self, slots: Sequence[str]) -> list[str]:
+        """Tasks that may replace a slot whose group had no variance: the band, outside the step's slots."""
+        taken = set(slots)
+        return [t for t in self.band() if t not in taken]
+
+    def _weighted(self, band: list[str], n: int, rng: random.Random) -> list[str]:
+        """Up to n distinct band tasks, drawn without replacement with weight = chance of a mixed group."""
+        pool = {t: self.informative(t) for t in band}
+        chosen: list[str] = []
+        while pool and len(chosen) < n:
+            pick = rng.choices(list(pool), weights=list(pool.values()))[0]
+            chosen.append(pick)
+            del pool[pick]
+        return chosen
+
+    def update(self, outcomes: Sequence[GroupOutcome]) -> StepRecord:
+        """Fold in one step's played groups (every try), decay the old evidence, retire what is mastered."""
+        step = self.state.step + 1
+        gamma = self.settings.decay
+        for evidence in self.state.tasks.values():
+            evidence.successes *= gamma
+            evidence.failures *= gamma
+        strangers = sorted({o.task_id for o in outcomes} - set(self.state.tasks))
+        if strangers:  # the curriculum draws every task played: anything else did not come from it
+            raise CurriculumError(f"outcomes of tasks outside the curriculum: {', '.join(strangers)}")
+        for outcome in outcomes:
+            evidence = self.state.tasks[outcome.task_id]
+            wins = sum(1 for r in outcome.rewards if r == 1)
+            evidence.successes += wins
+            evidence.failures += len(outcome.rewards) - wins
+            evidence.drawn += 1
+            evidence.last_drawn = step
+        retired = []
+        for task_id in self.active():
+            evidence = self.state.tasks[task_id]
+            mastered = beta_dist(evidence.alpha, evidence.beta).sf(self.settings.retire_at)
+            if mastered >= self.settings.retire_confidence:
+                evidence.retired = step
+                retired.append(task_id)
+        self.state.step = step
+        played = {o.task_id for o in outcomes}
+        return StepRecord(
+            step=step,
+            band=len(self.band()),
+            active=len(self.active()),
+            retired=retired,
+            groups=len(outcomes),
+            informative_groups=sum(len(set(o.rewards)) > 1 for o in outcomes),
+            families=self.families(),
+            tasks={t: round(self.state.tasks[t].mean, 4) for t in sorted(played)},
+        )
+
+    def families(self) -> dict[str, float]:
+        """Mean posterior success per generator family, over its tasks' pooled discounted counts."""
+        counts: dict[str, list[float]] = {}
+        for task_id, evidence in self.state.tasks.items():
+            family = family_of(task_id)
+            if family is not None:
+                pooled = counts.setdefault(family, [0.0, 0.0])
+                pooled[0] += evidence.successes
+                pooled[1] += evidence.failures
+        return {f: round((s + 0.5) / (s + f_ + 1.0), 4) for f, (s, f_) in sorted(counts.items())}
