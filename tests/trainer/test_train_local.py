@@ -16,6 +16,7 @@ from env_server.settings import Settings
 from groundstate.cli import app
 from shared.client import AsyncGroundstateClient
 from tests.live_server import serve
+from trainer.curriculum import CURRICULUM_FILE, Curriculum, StepRecord
 from trainer.groups import EpisodeGroup, StepGroups
 from trainer.policies.local import LocalOptions, LocalPolicy, load_model
 from trainer.results import read_results
@@ -197,3 +198,34 @@ def test_train_local_updates_the_model_masks_the_environment_and_saves_an_evalua
     assert evaluated.exit_code == 0, evaluated.output
     (trial,) = read_results(tmp_path / "ev")
     assert trial.status == "scored" and trial.policy == f"local:{out / 'final'}"
+
+
+@pytest.mark.slow
+def test_an_adaptive_curriculum_draws_from_the_pool_and_a_run_from_a_checkpoint_continues_it(
+    server: str, warm: Path, tmp_path: Path
+) -> None:
+    pool = pool_of(server, tmp_path, ",".join(TASKS))
+    common = ["--server", server, "--tasks-per-step", "2", "--episodes-per-task", "2", "--micro-batch", "2"]
+    common += ["--max-new-tokens", "24", "--max-turns", "1", "--replacements", "1", "--save-every", "1"]
+    common += ["--threads", "1", "--seed", "5", "--quiet", "--curriculum", "adaptive", "--pool", str(pool)]
+    first = tmp_path / "first"
+    result = runner.invoke(
+        app, ["train", "local", "--steps", "1", "--out", str(first), "--model", str(warm), *common]
+    )
+    assert result.exit_code == 0, result.output
+    checkpoint = first / "checkpoints" / "step-00001"
+    saved = Curriculum.load(checkpoint / CURRICULUM_FILE)
+    (record,) = [
+        StepRecord.model_validate_json(x) for x in (first / "curriculum.jsonl").read_text().splitlines()
+    ]
+    assert saved.state.step == 1 and set(saved.state.tasks) == set(TASKS)  # the pool, and only the pool
+    assert record.groups >= 2 and set(record.tasks) <= set(TASKS)
+    assert sum(e.drawn for e in saved.state.tasks.values()) == record.groups
+
+    second = tmp_path / "second"
+    args = ["train", "local", "--steps", "1", "--out", str(second), "--model", str(checkpoint), *common]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0, result.output
+    resumed = Curriculum.load(second / CURRICULUM_FILE)
+    assert resumed.state.step == 2  # continued from the checkpoint's step 1, not started over
+    assert sum(e.drawn for e in resumed.state.tasks.values()) > record.groups
