@@ -1,0 +1,77 @@
+"""The README's counts are the code's: its domain table equals the one the installed domains give.
+
+The table is also the docs site's domain page (included from the README), so this test keeps both true.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from env_server.domain.registry import DomainRegistry
+from env_server.ui.policy_rules import parse_rules
+
+ROOT = Path(__file__).resolve().parent.parent
+README = ROOT / "README.md"
+
+
+def _section(text: str, name: str) -> str:
+    match = re.search(rf"--8<-- \[start:{name}\][^\n]*\n(.*?)\n[^\n]*--8<-- \[end:{name}\]", text, re.S)
+    assert match, f"README.md has no snippet section {name!r}"
+    return match.group(1)
+
+
+def expected_domain_rows() -> list[str]:
+    """The domain table's rows, counted from the installed domains (the last row sums them)."""
+    registry = DomainRegistry.discover()
+    rows, totals = [], [0] * 10
+    for domain in registry.domains:
+        tasks = list(registry.tasks(domain=domain.name))
+
+        def count(split: str, kind: str, tasks: list = tasks) -> int:
+            return sum(1 for t in tasks if t.split == split and t.kind == kind)
+
+        writes = sum(1 for t in domain.tools if t.kind == "write")
+        figures = [
+            len(domain.metadata.tables),
+            len(domain.tools),
+            len(domain.tools) - writes,
+            writes,
+            len(parse_rules(domain.policy)),
+            *(count(split, kind) for split in ("test", "train") for kind in ("action", "analytics")),
+        ]
+        figures.append(len(domain.families))
+        totals = [a + b for a, b in zip(totals, figures, strict=True)]
+        rows.append(_row(domain.name, domain.description, figures))
+    rows.append(_row(f"**{len(rows)} domains**", "", totals))
+    return rows
+
+
+def _row(name: str, description: str, f: list[int]) -> str:
+    cell = f" {description} " if description else " "
+    return (
+        f"| {name} |{cell}| {f[0]} | {f[1]} ({f[2]}/{f[3]}) | {f[4]} | {f[5]} + {f[6]} | "
+        f"{f[7]} + {f[8]} | {f[9]} |"
+    )
+
+
+def test_readme_domain_table_matches_the_installed_domains() -> None:
+    table = _section(README.read_text(), "domains").splitlines()
+    rows = [line for line in table if line.startswith("| ") and not line.startswith("| domain |")]
+    expected = expected_domain_rows()
+    assert rows == expected, "README.md's domain table is stale; the rows should read:\n" + "\n".join(
+        expected
+    )
+
+
+def test_readme_first_screen_names_the_two_commands() -> None:
+    first_screen = README.read_text().splitlines()[:12]
+    commands = [line.split("#")[0].strip() for line in first_screen if line.startswith("make ")]
+    assert commands == ["make run", "make test"]
+    makefile = (ROOT / "Makefile").read_text()
+    for target in ("run", "test", "docs"):
+        assert re.search(rf"^{target}:", makefile, re.M), f"the Makefile has no `{target}` target"
+
+
+def test_readme_stays_a_front_door() -> None:
+    assert len(README.read_text().splitlines()) <= 200
