@@ -15,6 +15,7 @@ they are, never copied into `docs/`.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
@@ -135,7 +136,10 @@ def cli_reference() -> str:
 def _type_name(annotation: Any) -> str:
     """A field's type as people write it (`list[str]`, `Literal['a', 'b']`)."""
     text = annotation.__name__ if isinstance(annotation, type) else str(annotation)
-    return text.replace("typing.", "").replace("pathlib.", "").replace("shared.models.", "")
+    text = re.sub(r"\b[a-z_]+\.", "", text)  # module prefixes: typing., pathlib., shared.models.
+    text = re.sub(r"Optional\[(.*)\]", r"\1 | None", text)
+    text = re.sub(r"Literal\[(.*?)\]", lambda m: m.group(1).replace(", ", " or "), text)
+    return text.replace(" | ", " or ")
 
 
 def _field_rows(model: type[BaseModel], name_of: Any) -> Iterator[str]:
@@ -150,7 +154,7 @@ def _field_rows(model: type[BaseModel], name_of: Any) -> Iterator[str]:
         else:
             default = _code(field.default)
         kind = _cell(_type_name(field.annotation))
-        yield f"| `{name_of(name)}` | `{kind}` | {default} | {_cell(field.description)} |"
+        yield f"| `{name_of(name)}` | {kind} | {default} | {_cell(field.description)} |"
 
 
 def settings_reference() -> str:
@@ -340,7 +344,7 @@ def task_schema_table() -> str:
             else:
                 default = _code(field.default)
             lines.append(
-                f"| `{name}` | `{_cell(_type_name(field.annotation))}` | {default} | "
+                f"| `{name}` | {_cell(_type_name(field.annotation))} | {default} | "
                 f"{_cell(field.description or '')} |"
             )
         lines.append("")
