@@ -16,7 +16,7 @@ Every stage is the real command line against a real server (started here, servin
 Each stage skips what its outputs already hold (evaluations resume trial by trial), so a killed run resumes
 with the same command. Runs for an hour or more on a 2-core CPU: start it with `nohup ... &`.
 
-    python benchmarks/learning.py --out runs/learning     # the defaults: the run in docs/training/learning.md, about an hour
+    python benchmarks/learning.py --out runs/learning     # docs/training/learning.md's run: about an hour
 """
 
 from __future__ import annotations
