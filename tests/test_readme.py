@@ -75,3 +75,12 @@ def test_readme_first_screen_names_the_two_commands() -> None:
 
 def test_readme_stays_a_front_door() -> None:
     assert len(README.read_text().splitlines()) <= 200
+
+
+def test_readme_links_resolve_in_the_repository() -> None:
+    """Relative links work where the README is read (GitHub, an editor): generated pages are not files."""
+    targets = re.findall(r"\]\(([^)#]+)(?:#[^)]*)?\)", README.read_text())
+    relative = [t for t in targets if not re.match(r"[a-z]+://", t)]
+    assert relative, "the README links into the docs"
+    missing = [t for t in relative if not (ROOT / t).exists()]
+    assert not missing, f"README.md links to files that do not exist: {missing}"
