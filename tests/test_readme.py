@@ -1,15 +1,23 @@
-"""The README's counts are the code's: its domain table equals the one the installed domains give.
+"""The README is true: its domain table equals the installed domains', its tour prints what it shows.
 
-The table is also the docs site's domain page (included from the README), so this test keeps both true.
+The table and the tour are also the docs site's (included from the README), so these tests keep both true.
 """
 
 from __future__ import annotations
 
 import re
+import shutil
+import subprocess
 from pathlib import Path
 
+import pytest
+
+from env_server.app import create_app
 from env_server.domain.registry import DomainRegistry
+from env_server.settings import Settings
 from env_server.ui.policy_rules import parse_rules
+from tests.conftest import IN_CI
+from tests.live_server import serve
 
 ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"
@@ -84,3 +92,45 @@ def test_readme_links_resolve_in_the_repository() -> None:
     assert relative, "the README links into the docs"
     missing = [t for t in relative if not (ROOT / t).exists()]
     assert not missing, f"README.md links to files that do not exist: {missing}"
+
+
+def _tour_blocks() -> list[tuple[str, str]]:
+    """The tour's (commands, printed output) pairs: each ```bash block with the ```text block after it."""
+    tour = _section(README.read_text(), "tour")
+    return re.findall(r"```bash\n(.*?)```\n```text\n(.*?)```", tour, re.S)
+
+
+def test_readme_tour_prints_what_it_says(tmp_path: Path) -> None:
+    """Every command of the curl tour, run in order against a live server, prints the output shown."""
+    missing = [tool for tool in ("curl", "jq", "bash") if shutil.which(tool) is None]
+    if missing:
+        if IN_CI:
+            pytest.fail(f"the README's tour needs {missing} (Debian packages)")
+        pytest.skip(f"the README's tour needs {missing}")
+    blocks = _tour_blocks()
+    assert len(blocks) >= 5, "the tour starts, calls a tool, messages, acts and scores"
+    settings = Settings(store_url=f"sqlite:///{tmp_path}/store.db")
+    with serve(create_app(settings)) as url:
+        marker = "\n@@@ next block @@@\n"
+        script = marker.join(commands for commands, _ in blocks)
+        script = script.replace("GS=http://127.0.0.1:8000", f"GS={url}", 1).replace(
+            marker, "\necho '@@@ next block @@@'\n"
+        )
+        assert f"GS={url}" in script
+        run = subprocess.run(
+            ["bash", "-euo", "pipefail", "-c", script],
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+    assert run.returncode == 0, run.stderr
+    outputs = run.stdout.split("@@@ next block @@@\n")
+    assert len(outputs) == len(blocks)
+    for (commands, shown), printed in zip(blocks, outputs, strict=True):
+        expected = shown.rstrip("\n").splitlines()
+        if expected[-1] == "...":  # the README shows the first lines only
+            expected = expected[:-1]
+            assert printed.splitlines()[: len(expected)] == expected, commands
+        else:
+            assert printed.splitlines() == expected, commands
