@@ -63,12 +63,12 @@ test: install lint openenv-client
 	$(MAKE) --no-print-directory validate validate-pg docs-build
 
 # the docs site (mkdocs.yml): built with --strict (broken links, missing snippets and stale generated pages
-# fail), or served while you edit
+# fail), or served while you edit (NO_MKDOCS_2_WARNING: without Material's end-of-life banner on every build)
 docs-build: install
-	$(PY) -m mkdocs build --strict
+	NO_MKDOCS_2_WARNING=1 $(PY) -m mkdocs build --strict
 
 docs: install
-	$(PY) -m mkdocs serve -a 127.0.0.1:$(DOCS_PORT)
+	NO_MKDOCS_2_WARNING=1 $(PY) -m mkdocs serve -a 127.0.0.1:$(DOCS_PORT)
 
 # issue #12's figures, each against the floor of the stack, in under 5 minutes on an idle 2-core machine
 bench: install
