@@ -62,8 +62,8 @@ test: install lint openenv-client
 	GROUNDSTATE_OPENENV_PYTHON=$(OPENENV_VENV)/bin/python $(PY) -m pytest -q
 	$(MAKE) --no-print-directory validate validate-pg docs-build
 
-# the docs site (mkdocs.yml): built with --strict (broken links, missing snippets and stale generated pages
-# fail), or served while you edit (NO_MKDOCS_2_WARNING: without Material's end-of-life banner on every build)
+# the docs site (mkdocs.yml): built with --strict (broken links or anchors, missing snippets, settings without a
+# description fail), or served while you edit (NO_MKDOCS_2_WARNING: without Material's end-of-life banner on every build)
 docs-build: install
 	NO_MKDOCS_2_WARNING=1 $(PY) -m mkdocs build --strict
 
