@@ -1,8 +1,9 @@
 """Many live episodes: does starting one get slower, and what does each cost in memory, as they pile up?
 
 Starts `--episodes` episodes on the episode service in process (no HTTP) without finishing any, one tool call
-each, and prints the p50 start time per block of 250 episodes and the process's resident memory. DESIGN §3:
-creating a sandbox must not get more expensive as live episodes grow; §8: ≥ 2,000 live episodes.
+each, and prints the p50 start time per block of 250 episodes and the process's resident memory. The design
+(docs/design/sandboxes.md): creating a sandbox must not get more expensive as live episodes grow; an early
+goal: ≥ 2,000 live episodes.
 
     python benchmarks/live_episodes.py [--episodes 2000] [--backend sqlite|postgresql] [--task ID]
 """

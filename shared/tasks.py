@@ -76,16 +76,22 @@ class Task(_Strict):
     """A task file, as written by a benchmark author."""
 
     id: str = Field(pattern=r"^[a-z0-9][a-z0-9-]*$", description="Unique id, also the file name.")
-    domain: str
-    split: Split
-    kind: TaskKind = "action"
-    difficulty_tags: list[str] = Field(default_factory=list)
+    domain: str = Field(description="The domain whose database and tools the task uses.")
+    split: Split = Field(description="`test` (the benchmark) or `train`; generated tasks are always `train`.")
+    kind: TaskKind = Field(
+        default="action",
+        description="`action`: a workflow scored by the database state it leaves; `analytics`: a read-only "
+        "question scored by the rows of its answer.",
+    )
+    difficulty_tags: list[str] = Field(default_factory=list, description="Labels for browsing and reports.")
     description: str = Field(default="", description="One line for the catalogue: what the task tests.")
-    user: UserSpec
+    user: UserSpec = Field(description="The simulated customer.")
     initial_patch: dict[str, list[dict[str, Any]]] = Field(
         default_factory=dict, description="Rows added or overwritten (by primary key) on top of the seed."
     )
-    gold_actions: list[GoldAction] = Field(default_factory=list)
+    gold_actions: list[GoldAction] = Field(
+        default_factory=list, description="The reference tool calls; their final state is the expected state."
+    )
     wrong_actions: list[GoldAction] = Field(
         default_factory=list,
         description="A plausible wrong trajectory (e.g. doing what the user asked against policy) that must "
@@ -97,7 +103,9 @@ class Task(_Strict):
         description="What a good agent says to tell the `communicate` facts; required when there are any.",
     )
     rubric: list[str] = Field(default_factory=list, description="Yes/no questions for the LLM judge.")
-    analytics: AnalyticsSpec | None = None
+    analytics: AnalyticsSpec | None = Field(
+        default=None, description="The verifiable answer of an `analytics` task: its gold SQL and tolerance."
+    )
     determined_by: dict[str, str] = Field(
         default_factory=dict,
         description='"table.column" -> what fixes the gold\'s value of that column (a policy rule or a fact '

@@ -1,4 +1,4 @@
-"""Scoring: the expected-state cache, trajectory replay and reward assembly (DESIGN §5)."""
+"""Scoring: the expected-state cache, trajectory replay and reward assembly (docs/design/scoring.md)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Replay checks: proof that each task's reward means something (DESIGN §5).
+"""Replay checks: proof that each task's reward means something (docs/design/scoring.md).
 
 Every trajectory is played as a conversation with the scripted user (`_flow`), calls interleaved, and
 scored the way a live episode is. For every task: the gold, told with the task's reference reply in the
