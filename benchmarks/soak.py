@@ -86,7 +86,7 @@ async def episode_loop(
             started = await timed(tally, "start", client.start_episode(task.id))
             episode_id = started.episode_id
             for action in task.gold_actions:
-                await timed(tally, "tool_call", client.call_tool(episode_id, action.tool, action.args))
+                await timed(tally, "tool_call", client.call_tool(episode_id, action.name, action.arguments))
             if task.communicate:
                 message = "To sum up: " + "; ".join(task.communicate)
                 await timed(tally, "message", client.send_message(episode_id, message))

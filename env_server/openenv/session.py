@@ -55,8 +55,8 @@ class EpisodeSession:
         action = OpenEnvAction.model_validate(data)
         episode_id = self._live_episode()
         self._state.step_count += 1
-        if action.tool is not None:
-            call = ToolCallRequest(name=action.tool, arguments=action.arguments, call_id=action.call_id)
+        if action.name is not None:
+            call = ToolCallRequest(name=action.name, arguments=action.arguments, call_id=action.call_id)
             try:
                 result = self.service.call_tool(episode_id, call)
             except InvalidRequestError as exc:

@@ -61,7 +61,7 @@ def play_gold(client: GroundstateClient, task: Task) -> tuple[str, dict[str, Any
     """Start, replay the gold actions, tell the user every fact to communicate, score; results to compare."""
     started = client.start_episode(task.id)
     outputs = [
-        client.call_tool(started.episode_id, a.tool, a.args).model_dump(exclude={"call_id"})
+        client.call_tool(started.episode_id, a.name, a.arguments).model_dump(exclude={"call_id"})
         for a in task.gold_actions
     ]
     if task.communicate:

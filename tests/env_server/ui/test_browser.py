@@ -39,7 +39,7 @@ def play(url: str, actions: str) -> str:
         task = client.task(SHOWCASE, include_gold=True)
         episode = client.start_episode(SHOWCASE).episode_id
         for action in getattr(task, actions):
-            client.call_tool(episode, action.tool, action.args)
+            client.call_tool(episode, action.name, action.arguments)
         client.send_message(episode, "This change needs manager approval, so I filed an approval request.")
         client.score(episode)
     return episode
