@@ -14,7 +14,16 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 UserKind = Literal["scripted", "llm"]
 ScoreStatus = Literal["scored", "backend_error"]
 EpisodeStatus = Literal["active", "finished"]
-EventKind = Literal["user_message", "assistant_message", "tool_call", "backend_error"]
+#: `rejected_tool_call`: a call refused before it ran (unknown tool, invalid arguments; nothing changed);
+#: `conversation_end`: the simulated user ended the conversation (no text: the end is never a message).
+EventKind = Literal[
+    "user_message",
+    "assistant_message",
+    "tool_call",
+    "rejected_tool_call",
+    "conversation_end",
+    "backend_error",
+]
 
 
 class WireModel(BaseModel):
@@ -102,8 +111,8 @@ class MessageRequest(WireModel):
 class UserReply(WireModel):
     """The simulated user's answer; `done` means the user ended the conversation."""
 
-    content: str
-    done: bool
+    content: str = Field(description='What the user said; "" when the user ended without a word.')
+    done: bool = Field(description="The user ended the conversation: tools still run, then score.")
 
 
 class DiffEntry(WireModel):

@@ -31,7 +31,14 @@ from env_server.sandbox import Sandbox, SandboxEngine, template_of
 from env_server.scoring.scorer import Scorer, submitted_answer
 from env_server.scoring.trajectory import Call, Message, Step, Trajectory
 from env_server.store import EpisodeRecord, Store
-from env_server.store.events import AssistantMessageEvent, BackendErrorEvent, ToolCallEvent, UserMessageEvent
+from env_server.store.events import (
+    AssistantMessageEvent,
+    BackendErrorEvent,
+    ConversationEndEvent,
+    RejectedToolCallEvent,
+    ToolCallEvent,
+    UserMessageEvent,
+)
 from env_server.users.base import SimulatedUser
 from shared.models import (
     EpisodeInfo,
@@ -154,7 +161,12 @@ class EpisodeService:
         with self._lock(episode_id):
             record, task, domain = self._active(episode_id)
             tools = episode_tools(task, domain)
-            find_tool(tools, request.name, domain.name).validate(request.arguments)
+            try:
+                find_tool(tools, request.name, domain.name).validate(request.arguments)
+            except InvalidRequestError as exc:  # the agent's mistake: on record, and the agent is told
+                rejected = RejectedToolCallEvent.of(request.name, request.call_id, request.arguments, exc)
+                self.store.append_event(episode_id, rejected)
+                raise
             sandbox = self._sandbox(record, task, domain)
             try:
                 result = run_tool(sandbox, tools, request.name, request.arguments, request.call_id)
@@ -189,10 +201,11 @@ class EpisodeService:
             except BackendError as exc:
                 self._fail(episode_id, exc)
                 raise
-            self.store.append_event(
-                episode_id, UserMessageEvent(content=turn.content, done=turn.done), user_done=turn.done
-            )
-            return UserReply(content=turn.content, done=turn.done)
+            if turn.words:
+                self.store.append_event(episode_id, UserMessageEvent(content=turn.words))
+            if turn.done:
+                self.store.append_event(episode_id, ConversationEndEvent(), user_done=True)
+            return UserReply(content=turn.words, done=turn.done)
 
     def score(self, episode_id: str) -> ScoreResult:
         """End the episode and score it; scoring again returns the same result."""

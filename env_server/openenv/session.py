@@ -69,7 +69,7 @@ class EpisodeSession:
                 return self._mistake("invalid-request", f"message: {exc.errors()[0]['msg']}", "message")
             reply = self.service.message(episode_id, message)
             if reply.done:
-                return self._finish(user_message=reply.content, user_done=True)
+                return self._finish(user_message=reply.content or None, user_done=True)
             return OpenEnvStep(observation=self._observation(user_message=reply.content))
         return self._finish()
 

@@ -124,6 +124,8 @@ def test_the_agents_mistakes_come_back_in_the_observation(client: TestClient, se
     assert refused["error"] is None and "AC-9999" in refused["tool_result"]["error"]  # a business refusal
     assert [e["kind"] for e in client.get(f"/v1/episodes/{eid}").json()["events"]] == [
         "user_message",
+        "rejected_tool_call",  # the step counted, and the episode's record shows it
+        "rejected_tool_call",
         "tool_call",
     ]
 
