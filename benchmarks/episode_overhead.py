@@ -39,7 +39,7 @@ def pick_call(url: str, task_id: str) -> tuple[str, dict]:
     """The task's first read-only gold call: realistic arguments for the 10 tool calls."""
     with GroundstateClient(url) as c:
         task = c.task(task_id, include_gold=True)
-        kinds = {t["function"]["name"]: t["kind"] for t in c.domain(task.domain).tools}
+        kinds = c.domain(task.domain).tool_kinds
     read = next(a for a in task.gold_actions if kinds[a.name] == "read")  # type: ignore[union-attr]
     return read.name, read.arguments
 

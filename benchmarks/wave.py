@@ -57,7 +57,7 @@ def wave_tasks(url: str, calls: int) -> dict[str, Calls]:
     plans: dict[str, Calls] = {}
     with GroundstateClient(url) as client:
         for domain in DOMAINS:
-            kinds = {t["function"]["name"]: t["kind"] for t in client.domain(domain).tools}
+            kinds = client.domain(domain).tool_kinds
             for public in client.tasks(domain=domain, split="test"):
                 task = client.task(public.id, include_gold=True)
                 assert isinstance(task, Task)

@@ -55,13 +55,25 @@ class DomainSummary(WireModel):
     tasks: int = Field(description="Number of loaded tasks (built-in and extra).")
 
 
+ToolKind = Literal["read", "write"]
+
+#: One fact, declared once: how every surface describes its tool lists.
+TOOLS_DESCRIPTION = "The tools exactly in OpenAI's `tools` format (`{type: function, function: {...}}`)."
+TOOL_KINDS_DESCRIPTION = (
+    "groundstate's mark of each tool, by name: `read` or `write` (an extension beside OpenAI's format)."
+)
+
+
 class DomainDetail(WireModel):
     """A domain with its policy and tool schemas."""
 
     name: str
     description: str
     policy: str = Field(description="The agent's operating manual (markdown).")
-    tools: list[dict[str, Any]] = Field(description="OpenAI `tools` entries, each with `kind: read|write`.")
+    tools: list[dict[str, Any]] = Field(description=TOOLS_DESCRIPTION)
+    tool_kinds: dict[str, ToolKind] = Field(
+        description=TOOL_KINDS_DESCRIPTION, examples=[{"get_booking": "read"}]
+    )
 
 
 class StartEpisodeRequest(WireModel):
@@ -79,7 +91,10 @@ class EpisodeStarted(WireModel):
     task_id: str
     domain: str
     system_prompt: str = Field(description="The domain policy, to use as the agent's system prompt.")
-    tools: list[dict[str, Any]] = Field(description="OpenAI `tools` entries, each with `kind: read|write`.")
+    tools: list[dict[str, Any]] = Field(description=TOOLS_DESCRIPTION)
+    tool_kinds: dict[str, ToolKind] = Field(
+        description=TOOL_KINDS_DESCRIPTION, examples=[{"get_booking": "read"}]
+    )
     first_message: str = Field(description="The simulated user's opening message.")
     user: UserKind
     user_model: str = ""

@@ -11,7 +11,16 @@ from typing import Any, Self
 
 from pydantic import Field, model_validator
 
-from shared.models import ErrorBody, ScoreResult, ToolCallResult, UserKind, WireModel
+from shared.models import (
+    TOOL_KINDS_DESCRIPTION,
+    TOOLS_DESCRIPTION,
+    ErrorBody,
+    ScoreResult,
+    ToolCallResult,
+    ToolKind,
+    UserKind,
+    WireModel,
+)
 
 __all__ = ["OpenEnvAction", "OpenEnvObservation", "OpenEnvReset", "OpenEnvState", "OpenEnvStep"]
 
@@ -81,8 +90,9 @@ class OpenEnvObservation(WireModel):
     task_id: str
     domain: str
     system_prompt: str | None = Field(default=None, description="On reset: the domain policy.")
-    tools: list[dict[str, Any]] | None = Field(
-        default=None, description="On reset: OpenAI `tools` entries, each with `kind: read|write`."
+    tools: list[dict[str, Any]] | None = Field(default=None, description=f"On reset: {TOOLS_DESCRIPTION}")
+    tool_kinds: dict[str, ToolKind] | None = Field(
+        default=None, description=f"On reset: {TOOL_KINDS_DESCRIPTION}"
     )
     user_message: str | None = Field(
         default=None, description="The user's opening line (reset) or reply to the agent's message."

@@ -130,6 +130,7 @@ class EpisodeService:
         episode_id = uuid.uuid4().hex
         opening = user.opening(task, request.seed)
         sandbox = self.sandboxes.create(episode_id, template_of(task, domain))
+        tools = episode_tools(task, domain).values()
         record = EpisodeRecord(
             id=episode_id,
             task_id=task.id,
@@ -150,7 +151,8 @@ class EpisodeService:
             task_id=task.id,
             domain=domain.name,
             system_prompt=domain.policy,
-            tools=[t.openai_schema() for t in episode_tools(task, domain).values()],
+            tools=[t.openai_schema() for t in tools],
+            tool_kinds={t.name: t.kind for t in tools},
             first_message=opening.content,
             user=user.kind,  # type: ignore[arg-type]  # "scripted" | "llm", checked by pydantic
             user_model=user.model,
@@ -178,11 +180,12 @@ class EpisodeService:
             )
             return result
 
-    def tools(self, episode_id: str) -> list[dict[str, Any]]:
-        """The episode's tools as `start` listed them (OpenAI `tools` entries), for adapters listing later."""
+    def tools(self, episode_id: str) -> list[tuple[dict[str, Any], str]]:
+        """The episode's tools as `start` listed them (OpenAI entries), each with its kind, for adapters."""
         record = self._record(episode_id)
         task = self.registry.task(record.task_id)
-        return [t.openai_schema() for t in episode_tools(task, self.registry.domain(task.domain)).values()]
+        tools = episode_tools(task, self.registry.domain(task.domain)).values()
+        return [(t.openai_schema(), t.kind) for t in tools]
 
     def message(self, episode_id: str, request: MessageRequest) -> UserReply:
         """Record the agent's message, get the simulated user's reply, and record that."""

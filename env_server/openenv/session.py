@@ -46,7 +46,10 @@ class EpisodeSession:
             episode_id=started.episode_id, task_id=started.task_id, domain=started.domain
         )
         observation = self._observation(
-            system_prompt=started.system_prompt, tools=started.tools, user_message=started.first_message
+            system_prompt=started.system_prompt,
+            tools=started.tools,
+            tool_kinds=started.tool_kinds,
+            user_message=started.first_message,
         )
         return OpenEnvStep(observation=observation)
 
