@@ -42,8 +42,10 @@ $(OPENENV_STAMP): examples/requirements-openenv.txt
 
 openenv-client: $(OPENENV_STAMP)
 
+# `make run PORT=8010 HOST=0.0.0.0`: unset, `serve` reads GROUNDSTATE_PORT / GROUNDSTATE_HOST, else 8000 on
+# loopback. Only the server is installed here; `make install` adds the trainer (eval, train, report).
 run: $(SERVER)
-	$(GS) serve
+	$(GS) serve $(if $(PORT),--port $(PORT)) $(if $(HOST),--host $(HOST))
 
 lint: install
 	$(PY) -m ruff check .

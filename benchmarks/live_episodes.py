@@ -46,11 +46,11 @@ def main() -> None:
     service = build_service(Settings(store_url=store, sandbox_url=url, max_live_sandboxes=args.episodes))
     task = service.registry.task(args.task)
     kinds = {t.name: t.kind for t in service.registry.domain(task.domain).tools}
-    read = next(a for a in task.gold_actions if kinds[a.tool] == "read")
-    call = ToolCallRequest(name=read.tool, arguments=read.args)
+    read = next(a for a in task.gold_actions if kinds[a.name] == "read")
+    call = ToolCallRequest(name=read.name, arguments=read.arguments)
     episodes = [service.start(StartEpisodeRequest(task_id=args.task)).episode_id]  # builds the template
     base = rss_mb()
-    print(f"{args.episodes} live episodes of {args.task} on {args.backend}, one {read.tool} call each")
+    print(f"{args.episodes} live episodes of {args.task} on {args.backend}, one {read.name} call each")
     print(f"{'live':>6} {'start p50 ms':>13} {'call p50 ms':>12} {'RSS MiB':>9} {'MiB/episode':>12}")
     starts: list[float] = []
     calls: list[float] = []

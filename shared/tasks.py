@@ -7,9 +7,10 @@ tasks). `Task` is the full file; `TaskPublic` is what an agent-facing catalogue 
 from __future__ import annotations
 
 import hashlib
+import warnings
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 Split = Literal["train", "test"]
 TaskKind = Literal["action", "analytics"]
@@ -35,10 +36,34 @@ class UserSpec(_Strict):
 
 
 class GoldAction(_Strict):
-    """One reference tool call; replaying all of them on the initial state yields the expected state."""
+    """One reference tool call; replaying all of them on the initial state yields the expected state.
 
-    tool: str
-    args: dict[str, Any] = Field(default_factory=dict)
+    Spelt as OpenAI spells a call, `{name, arguments}`, like `/v1/score`, the reference conversation and
+    OpenEnv's step, so a task's gold pastes into any of them. The old spelling `{tool, args}` still loads,
+    with a `DeprecationWarning`.
+    """
+
+    name: str = Field(description="The tool to call.", examples=["cancel_booking"])
+    arguments: dict[str, Any] = Field(
+        default_factory=dict, description="The tool's arguments.", examples=[{"booking_id": "BK-70412"}]
+    )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _old_spelling(cls, data: Any) -> Any:
+        """Read `{tool, args}` (the spelling before OpenAI's) as `{name, arguments}`, and say it is old."""
+        if isinstance(data, dict) and ("tool" in data or "args" in data):
+            old = {"tool": "name", "args": "arguments"}
+            clash = [k for k in old if k in data and old[k] in data]
+            if clash:
+                raise ValueError(f"give {old[clash[0]]!r} or the deprecated {clash[0]!r}, not both")
+            warnings.warn(
+                "a gold action spelt {tool, args} is deprecated: write {name, arguments}",
+                DeprecationWarning,
+                stacklevel=2,
+            )
+            return {old.get(k, k): v for k, v in data.items()}
+        return data
 
 
 class AnalyticsSpec(_Strict):
