@@ -5,7 +5,8 @@ GS     := $(VENV)/bin/groundstate
 STAMP  := $(VENV)/.installed
 SERVER := $(VENV)/.installed-server
 PG_URL ?= postgresql+psycopg://postgres@127.0.0.1:5432/postgres
-EXTRAS ?= dev,train,verl
+EXTRAS ?= dev,train,verl,docs
+DOCS_PORT ?= 8001
 # llama.cpp (the tests' OpenAI-compatible model server) is built from source: a portable AVX2 build, not one
 # tuned to the building CPU, whose AMX kernels crash in VMs that do not expose AMX state
 export CMAKE_ARGS ?= -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON
@@ -13,7 +14,7 @@ export CMAKE_ARGS ?= -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=O
 OPENENV_VENV  ?= .venv-openenv
 OPENENV_STAMP := $(OPENENV_VENV)/.installed
 
-.PHONY: install openenv-client run test test-fast lint validate validate-pg bench bench-floor bench-wave bench-server soak clean
+.PHONY: install openenv-client run test test-fast lint validate validate-pg docs docs-build bench bench-floor bench-wave bench-server soak clean
 
 $(PY):
 	python3 -m venv $(VENV)
@@ -41,8 +42,10 @@ $(OPENENV_STAMP): examples/requirements-openenv.txt
 
 openenv-client: $(OPENENV_STAMP)
 
+# `make run PORT=8010 HOST=0.0.0.0`: unset, `serve` reads GROUNDSTATE_PORT / GROUNDSTATE_HOST, else 8000 on
+# loopback. Only the server is installed here; `make install` adds the trainer (eval, train, report).
 run: $(SERVER)
-	$(GS) serve
+	$(GS) serve $(if $(PORT),--port $(PORT)) $(if $(HOST),--host $(HOST))
 
 lint: install
 	$(PY) -m ruff check .
@@ -59,7 +62,15 @@ validate-pg: install
 
 test: install lint openenv-client
 	GROUNDSTATE_OPENENV_PYTHON=$(OPENENV_VENV)/bin/python $(PY) -m pytest -q
-	$(MAKE) --no-print-directory validate validate-pg
+	$(MAKE) --no-print-directory validate validate-pg docs-build
+
+# the docs site (mkdocs.yml): built with --strict (broken links or anchors, missing snippets, settings without a
+# description fail), or served while you edit (NO_MKDOCS_2_WARNING: without Material's end-of-life banner on every build)
+docs-build: install
+	NO_MKDOCS_2_WARNING=1 $(PY) -m mkdocs build --strict
+
+docs: install
+	NO_MKDOCS_2_WARNING=1 $(PY) -m mkdocs serve -a 127.0.0.1:$(DOCS_PORT)
 
 # issue #12's figures, each against the floor of the stack, in under 5 minutes on an idle 2-core machine
 bench: install

@@ -39,9 +39,9 @@ def pick_call(url: str, task_id: str) -> tuple[str, dict]:
     """The task's first read-only gold call: realistic arguments for the 10 tool calls."""
     with GroundstateClient(url) as c:
         task = c.task(task_id, include_gold=True)
-        kinds = {t["function"]["name"]: t["kind"] for t in c.domain(task.domain).tools}
-    read = next(a for a in task.gold_actions if kinds[a.tool] == "read")  # type: ignore[union-attr]
-    return read.tool, read.args
+        kinds = c.domain(task.domain).tool_kinds
+    read = next(a for a in task.gold_actions if kinds[a.name] == "read")  # type: ignore[union-attr]
+    return read.name, read.arguments
 
 
 async def one_episode(
@@ -96,10 +96,10 @@ def service_time(backends: list[str], task_id: str, episodes: int) -> None:
         svc = build_service(Settings(store_url=store, sandbox_url=url))
         task = svc.registry.task(task_id)
         kinds = {t.name: t.kind for t in svc.registry.domain(task.domain).tools}
-        read = next(a for a in task.gold_actions if kinds[a.tool] == "read")
+        read = next(a for a in task.gold_actions if kinds[a.name] == "read")
         phases: dict[str, list[float]] = {"create": [], "tool_call": [], "score": [], "episode": []}
         for i in range(episodes + 5):
-            create, calls, score, episode = timed_episode(svc, task_id, read.tool, read.args)
+            create, calls, score, episode = timed_episode(svc, task_id, read.name, read.arguments)
             if i >= 5:  # the first episodes build templates and warm caches
                 phases["create"].append(create)
                 phases["tool_call"] += calls

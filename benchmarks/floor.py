@@ -134,7 +134,7 @@ def gold_episodes(url: str, per_domain: int, tool_calls: int = TOOL_CALLS) -> li
                 assert isinstance(task, Task)
                 if not task.gold_actions or picked == per_domain:
                     continue
-                gold = [(a.tool, a.args) for a in task.gold_actions]
+                gold = [(a.name, a.arguments) for a in task.gold_actions]
                 episodes.append(Episode(task.id, list(itertools.islice(itertools.cycle(gold), tool_calls))))
                 picked += 1
     return episodes

@@ -16,7 +16,7 @@ Every stage is the real command line against a real server (started here, servin
 Each stage skips what its outputs already hold (evaluations resume trial by trial), so a killed run resumes
 with the same command. Runs for an hour or more on a 2-core CPU: start it with `nohup ... &`.
 
-    python benchmarks/learning.py --out runs/learning     # the defaults: the README's run, about an hour
+    python benchmarks/learning.py --out runs/learning     # docs/training/learning.md's run: about an hour
 """
 
 from __future__ import annotations
@@ -181,7 +181,7 @@ def main() -> None:
         default="renew,return",
         help="Play only tasks with one of these difficulty tags (empty: all); default: one-request tasks.",
     )
-    # the defaults are the run in the README (about an hour on this 2-core CPU)
+    # the defaults are the run in docs/training/learning.md (about an hour on this 2-core CPU)
     parser.add_argument("--probe-trials", type=int, default=2)
     parser.add_argument("--eval-trials", type=int, default=3)
     parser.add_argument("--keep", default="too_hard,hard,medium,easy")

@@ -1,8 +1,9 @@
 """Many live episodes: does starting one get slower, and what does each cost in memory, as they pile up?
 
 Starts `--episodes` episodes on the episode service in process (no HTTP) without finishing any, one tool call
-each, and prints the p50 start time per block of 250 episodes and the process's resident memory. DESIGN §3:
-creating a sandbox must not get more expensive as live episodes grow; §8: ≥ 2,000 live episodes.
+each, and prints the p50 start time per block of 250 episodes and the process's resident memory. The design
+(docs/design/sandboxes.md): creating a sandbox must not get more expensive as live episodes grow; an early
+goal: ≥ 2,000 live episodes.
 
     python benchmarks/live_episodes.py [--episodes 2000] [--backend sqlite|postgresql] [--task ID]
 """
@@ -45,11 +46,11 @@ def main() -> None:
     service = build_service(Settings(store_url=store, sandbox_url=url, max_live_sandboxes=args.episodes))
     task = service.registry.task(args.task)
     kinds = {t.name: t.kind for t in service.registry.domain(task.domain).tools}
-    read = next(a for a in task.gold_actions if kinds[a.tool] == "read")
-    call = ToolCallRequest(name=read.tool, arguments=read.args)
+    read = next(a for a in task.gold_actions if kinds[a.name] == "read")
+    call = ToolCallRequest(name=read.name, arguments=read.arguments)
     episodes = [service.start(StartEpisodeRequest(task_id=args.task)).episode_id]  # builds the template
     base = rss_mb()
-    print(f"{args.episodes} live episodes of {args.task} on {args.backend}, one {read.tool} call each")
+    print(f"{args.episodes} live episodes of {args.task} on {args.backend}, one {read.name} call each")
     print(f"{'live':>6} {'start p50 ms':>13} {'call p50 ms':>12} {'RSS MiB':>9} {'MiB/episode':>12}")
     starts: list[float] = []
     calls: list[float] = []

@@ -78,7 +78,8 @@ def record(py_spy: str, stacks: Path, episodes: int) -> None:
     """Profile a server from its start while `episodes` gold-replay episodes run, 16 at once.
 
     py-spy starts the server; start-up and seed builds are sorted out by `RULES`. On a heavily loaded
-    machine the GIL-holder samples become implausible (see the README): check the hottest lines.
+    machine the GIL-holder samples become implausible (docs/performance/history.md): check the hottest
+    lines.
     """
     work_dir = Path(".groundstate/bench-profile")
     work_dir.mkdir(parents=True, exist_ok=True)

@@ -46,8 +46,8 @@ def read_examples(service: EpisodeService) -> dict[str, tuple[Task, GoldAction]]
             if task.split != "test" or task.kind != "action":
                 continue
             for action in task.gold_actions:
-                if domain.tools_by_name[action.tool].kind == "read":
-                    examples.setdefault(f"{name}.{action.tool}", (task, action))
+                if domain.tools_by_name[action.name].kind == "read":
+                    examples.setdefault(f"{name}.{action.name}", (task, action))
     return examples
 
 
@@ -71,7 +71,7 @@ def timed_episode(
 
 def episode_ms(service: EpisodeService, task: Task, action: GoldAction) -> tuple[float, float, float, float]:
     """One episode: (create, median tool call, score, whole episode), milliseconds."""
-    create, calls, score, episode = timed_episode(service, task.id, action.tool, action.args)
+    create, calls, score, episode = timed_episode(service, task.id, action.name, action.arguments)
     return 1000 * create, 1000 * statistics.median(calls), 1000 * score, 1000 * episode
 
 
@@ -84,7 +84,7 @@ def tool_ms(service: EpisodeService, task: Task, action: GoldAction, repeats: in
         times = []
         for _ in range(repeats):
             t = time.perf_counter()
-            run_tool(sandbox, tools, action.tool, action.args)
+            run_tool(sandbox, tools, action.name, action.arguments)
             times.append(time.perf_counter() - t)
         return 1000 * statistics.median(times)
     finally:

@@ -36,15 +36,15 @@ def main() -> None:
         examples: dict[str, tuple[Task, GoldAction]] = {}
         for task in registry.tasks(domain=domain.name):
             for action in task.gold_actions if task.kind == "action" else []:
-                if domain.tools_by_name[action.tool].kind == "read":
-                    examples.setdefault(action.tool, (task, action))
+                if domain.tools_by_name[action.name].kind == "read":
+                    examples.setdefault(action.name, (task, action))
         for name, (task, action) in examples.items():
             sandbox = engine.create(uuid.uuid4().hex, template_of(task, domain))
             tools = episode_tools(task, domain)
             times = []
             for _ in range(args.repeats):
                 started = time.perf_counter()
-                run_tool(sandbox, tools, action.tool, action.args)
+                run_tool(sandbox, tools, action.name, action.arguments)
                 times.append(time.perf_counter() - started)
             rows.append((1000 * statistics.median(times), f"{domain.name}.{name}"))
             sandbox.dispose()

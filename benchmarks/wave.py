@@ -57,11 +57,11 @@ def wave_tasks(url: str, calls: int) -> dict[str, Calls]:
     plans: dict[str, Calls] = {}
     with GroundstateClient(url) as client:
         for domain in DOMAINS:
-            kinds = {t["function"]["name"]: t["kind"] for t in client.domain(domain).tools}
+            kinds = client.domain(domain).tool_kinds
             for public in client.tasks(domain=domain, split="test"):
                 task = client.task(public.id, include_gold=True)
                 assert isinstance(task, Task)
-                gold = [(a.tool, a.args) for a in task.gold_actions]
+                gold = [(a.name, a.arguments) for a in task.gold_actions]
                 reads = [c for c in gold if kinds.get(c[0]) == "read"] or gold
                 if gold:
                     plans[task.id] = (gold + list(itertools.islice(itertools.cycle(reads), calls)))[:calls]

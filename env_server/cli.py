@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 from pathlib import Path
@@ -46,8 +47,10 @@ def _settings(**overrides: object) -> Settings:
 
 
 def serve(
-    host: Annotated[str, typer.Option(help="Bind address.")] = "127.0.0.1",
-    port: Annotated[int, typer.Option(help="Port.")] = 8000,
+    host: Annotated[
+        str | None, typer.Option(help="Bind address (default: GROUNDSTATE_HOST, else 127.0.0.1).")
+    ] = None,
+    port: Annotated[int | None, typer.Option(help="Port (default: GROUNDSTATE_PORT, else 8000).")] = None,
     workers: Annotated[
         int, typer.Option(min=1, help="Worker processes (use PostgreSQL sandboxes for >1).")
     ] = 1,
@@ -61,13 +64,22 @@ def serve(
         ),
     ] = None,
 ) -> None:
-    """Run the environment server (settings from GROUNDSTATE_* variables)."""
+    """Run the environment server (settings from GROUNDSTATE_* variables; an option overrides one)."""
     import uvicorn
 
     from env_server.store import upgrade
     from env_server.store.migrate import StoreNotMigratedError, require_head
 
     settings = _settings(host=host, port=port, tasks_dirs=tasks_dir or None)
+    taken = _unbindable(settings.host, settings.port)
+    if taken:
+        console.print(
+            f"[red]cannot listen on {settings.host}:{settings.port}: {taken}.[/red] Stop what holds it, or "
+            f"choose another port: `groundstate serve --port {settings.port + 10}`, "
+            f"`make run PORT={settings.port + 10}` or GROUNDSTATE_PORT={settings.port + 10}.",
+            soft_wrap=True,
+        )
+        raise typer.Exit(1)
     if workers > 1 and settings.sandbox_url.startswith("sqlite"):
         console.print(
             "[yellow]SQLite sandboxes live in one process: other workers rebuild them by replay.[/yellow]"
@@ -86,14 +98,19 @@ def serve(
     os.environ.update(workers_settings.environment("host", "port", "tasks_dirs", "auto_migrate"))
     if workers > 1 or os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
         _share_metrics_between_workers()
-    console.print(f"groundstate on http://{host}:{port} (docs at /docs), sandboxes: {settings.sandbox_url}")
+    url = f"http://{_url_host(settings.host)}:{settings.port}"
+    console.print(
+        f"groundstate on {url} (the viewer at {url}/ui, the API docs at {url}/docs), "
+        f"sandboxes: {settings.sandbox_url}",
+        soft_wrap=True,
+    )
     # A long keep-alive: trainers reuse connections across slow policy turns; a server that closes an idle
     # connection just as a client reuses it turns a healthy request into a transport error.
     uvicorn.run(
         "env_server.app:create_app",
         factory=True,
-        host=host,
-        port=port,
+        host=settings.host,
+        port=settings.port,
         workers=workers,
         log_level="warning",
         timeout_keep_alive=120,
@@ -102,6 +119,38 @@ def serve(
         # so with the default the workers were killed and restarted forever without serving.
         timeout_worker_healthcheck=60,
     )
+
+
+def _unbindable(host: str, port: int) -> str | None:
+    """Why the server cannot listen on `host:port` (the port taken, the address not ours), or None.
+
+    Checked before the URL is announced: otherwise the URL shows, then uvicorn dies with "address already
+    in use", and a newcomer reads the URL as a server that runs. The probe binds the way uvicorn does
+    (`SO_REUSEADDR`), so a port in TIME_WAIT is not reported as taken.
+    """
+    import socket
+
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except socket.gaierror as exc:
+        return f"the address does not resolve ({exc.strerror})"
+    family, kind, proto, _, address = infos[0]
+    with socket.socket(family, kind, proto) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind(address)
+        except OSError as exc:
+            return (
+                "the port is taken by another program" if exc.errno == errno.EADDRINUSE else str(exc.strerror)
+            )
+    return None
+
+
+def _url_host(host: str) -> str:
+    """The host of the URL to open: a wildcard bind is reached on loopback, an IPv6 address in brackets."""
+    if host in ("0.0.0.0", "::", ""):
+        return "127.0.0.1"
+    return f"[{host}]" if ":" in host else host
 
 
 def _share_metrics_between_workers() -> None:

@@ -38,7 +38,7 @@ class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="GROUNDSTATE_", extra="ignore")
 
     host: str = Field(default="127.0.0.1", description="Bind address.")
-    port: int = Field(default=8000, ge=1, le=65535)
+    port: int = Field(default=8000, ge=1, le=65535, description="Port.")
     sandbox_url: str = Field(
         default="sqlite://", description="Sandbox backend: `sqlite://` or `postgresql+psycopg://...`."
     )
@@ -67,7 +67,9 @@ class Settings(BaseSettings):
         description="Evaluation run directories the viewer (`/ui/campaigns`) shows: each a run directory "
         "(holding results.jsonl) or a directory of run directories.",
     )
-    default_user: Literal["scripted", "llm"] = "scripted"
+    default_user: Literal["scripted", "llm"] = Field(
+        default="scripted", description="The simulated user of an episode whose request does not choose one."
+    )
     auto_migrate: bool = Field(
         default=True,
         description="Apply store migrations when the server starts; false where a separate step migrates "
@@ -110,20 +112,44 @@ class Settings(BaseSettings):
         "host otherwise, where the required API key is what keeps a rebound browser page out.",
     )
 
-    user_base_url: str | None = None
-    user_model: str = ""
-    user_api_key: str = "not-needed"
-    user_temperature: float = 0.0
-    user_seed: int | None = 0
-    user_max_tokens: int = 256
-    user_timeout_s: float = 30.0
-    user_max_turns: int = 12
+    user_base_url: str | None = Field(
+        default=None,
+        description="The LLM user's OpenAI-compatible endpoint, the API root including `/v1` (vLLM, "
+        "llama.cpp, OpenAI); without it `user: llm` episodes are refused.",
+    )
+    user_model: str = Field(default="", description="The LLM user's model name at that endpoint.")
+    user_api_key: str = Field(
+        default="not-needed", description="The LLM user's key (any string for local servers)."
+    )
+    user_temperature: float = Field(default=0.0, description="The LLM user's sampling temperature.")
+    user_seed: int | None = Field(
+        default=0,
+        description="The LLM user's sampling seed; an episode's own `seed` replaces it for its turns.",
+    )
+    user_max_tokens: int = Field(default=256, description="Most tokens of one user turn.")
+    user_timeout_s: float = Field(
+        default=30.0, description="Seconds one user turn may take (then a backend error)."
+    )
+    user_max_turns: int = Field(
+        default=12, description="User turns before the LLM user ends the conversation."
+    )
 
-    judge_base_url: str | None = None
-    judge_model: str = ""
-    judge_api_key: str = "not-needed"
-    judge_timeout_s: float = 30.0
-    judge_max_retries: int = 3
+    judge_base_url: str | None = Field(
+        default=None,
+        description="The rubric judge's OpenAI-compatible endpoint (API root including `/v1`); without it, "
+        "an episode whose rubric questions need a judge scores as a backend error and `/v1/judge` is "
+        "refused.",
+    )
+    judge_model: str = Field(
+        default="", description="The judge's model name (always asked at temperature 0)."
+    )
+    judge_api_key: str = Field(
+        default="not-needed", description="The judge's key (any string for local servers)."
+    )
+    judge_timeout_s: float = Field(default=30.0, description="Seconds one judge request may take.")
+    judge_max_retries: int = Field(
+        default=3, description="Retries with exponential backoff before a judge failure is a backend error."
+    )
 
     def environment(self, *fields: str) -> dict[str, str]:
         """The GROUNDSTATE_* variables that give another process (a server worker) these fields' values.

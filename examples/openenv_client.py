@@ -7,7 +7,7 @@
 OpenEnv's client gets a virtual environment of its own: the `openenv` package pins an older `mcp` than the
 server's. This script imports nothing from groundstate. `GROUNDSTATE_API_KEY`, when set, is sent as the
 bearer key. The OpenEnv server is at `{url}/openenv`: `reset(task_id=...)` starts an episode; a step is
-`{"tool": name, "arguments": {...}}`, `{"message": text}` (to the simulated user) or `{"end": true}`; the
+`{"name": name, "arguments": {...}}`, `{"message": text}` (to the simulated user) or `{"end": true}`; the
 final step (the user ends the conversation, or `end`) carries the reward. The agent's side comes from the
 task's reference conversation (`GET /v1/tasks/{id}/reference`: the gold calls, asking for identity,
 proposing the change and waiting for the user's yes, the report): a real agent would not read it.
@@ -44,7 +44,7 @@ def play(url: str, task_id: str, api_key: str | None = None) -> float | None:
                 print(f"  agent: {step['content']}\n  user: {result.observation['user_message']}")
             else:
                 call = step["tool_call"]
-                result = env.step({"tool": call["name"], "arguments": call["arguments"]})
+                result = env.step({"name": call["name"], "arguments": call["arguments"]})
                 outcome = result.observation["tool_result"] or {}
                 print(f"  {call['name']} -> {'refused' if outcome.get('error') else 'ok'}")
             if result.done:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import importlib
 import sys
+from pathlib import Path
 from typing import Any, NamedTuple
 
 import typer
@@ -105,10 +106,35 @@ def missing_extra_message(exc: ModuleNotFoundError) -> str | None:
     top = (exc.name or "").split(".")[0]
     if top not in TRAINER_EXTRA_MODULES:
         return None
-    return (
-        f"this command needs the trainer's dependencies ({top} is not installed): "
-        f"pip install 'groundstate[{TRAINER_EXTRA}]' (or 'groundstate[train]' to train as well)"
-    )
+    return install_hint(top, source_checkout())
+
+
+def install_hint(module: str, checkout: Path | None) -> str:
+    """The line telling what to install for a missing `module` of the `trainer` extra.
+
+    In a source checkout (`make run` installs the server alone) it is the exact command for this
+    interpreter and that checkout: `groundstate` from a package index is not what the reader runs.
+
+    Args:
+        module: The missing top-level module.
+        checkout: The source checkout this package runs from, or None for an installed wheel.
+    """
+    needs = f"this command needs the trainer's dependencies ({module} is not installed)"
+    if checkout is not None:
+        return (
+            f"{needs}: {sys.executable} -m pip install -e '{checkout}[{TRAINER_EXTRA}]' "
+            f"(or `make install` in {checkout}: the trainer, training and the tests)"
+        )
+    return f"{needs}: pip install 'groundstate[{TRAINER_EXTRA}]' (or 'groundstate[train]' to train as well)"
+
+
+def source_checkout() -> Path | None:
+    """The source checkout this package runs from (an editable install), or None for an installed wheel."""
+    root = Path(__file__).resolve().parents[1]
+    pyproject = root / "pyproject.toml"
+    if pyproject.is_file() and 'name = "groundstate"' in pyproject.read_text(encoding="utf-8"):
+        return root
+    return None
 
 
 def main() -> None:

@@ -14,7 +14,16 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 UserKind = Literal["scripted", "llm"]
 ScoreStatus = Literal["scored", "backend_error"]
 EpisodeStatus = Literal["active", "finished"]
-EventKind = Literal["user_message", "assistant_message", "tool_call", "backend_error"]
+#: `rejected_tool_call`: a call refused before it ran (unknown tool, invalid arguments; nothing changed);
+#: `conversation_end`: the simulated user ended the conversation (no text: the end is never a message).
+EventKind = Literal[
+    "user_message",
+    "assistant_message",
+    "tool_call",
+    "rejected_tool_call",
+    "conversation_end",
+    "backend_error",
+]
 
 
 class WireModel(BaseModel):
@@ -46,13 +55,25 @@ class DomainSummary(WireModel):
     tasks: int = Field(description="Number of loaded tasks (built-in and extra).")
 
 
+ToolKind = Literal["read", "write"]
+
+#: One fact, declared once: how every surface describes its tool lists.
+TOOLS_DESCRIPTION = "The tools exactly in OpenAI's `tools` format (`{type: function, function: {...}}`)."
+TOOL_KINDS_DESCRIPTION = (
+    "groundstate's mark of each tool, by name: `read` or `write` (an extension beside OpenAI's format)."
+)
+
+
 class DomainDetail(WireModel):
     """A domain with its policy and tool schemas."""
 
     name: str
     description: str
     policy: str = Field(description="The agent's operating manual (markdown).")
-    tools: list[dict[str, Any]] = Field(description="OpenAI `tools` entries, each with `kind: read|write`.")
+    tools: list[dict[str, Any]] = Field(description=TOOLS_DESCRIPTION)
+    tool_kinds: dict[str, ToolKind] = Field(
+        description=TOOL_KINDS_DESCRIPTION, examples=[{"get_booking": "read"}]
+    )
 
 
 class StartEpisodeRequest(WireModel):
@@ -70,7 +91,10 @@ class EpisodeStarted(WireModel):
     task_id: str
     domain: str
     system_prompt: str = Field(description="The domain policy, to use as the agent's system prompt.")
-    tools: list[dict[str, Any]] = Field(description="OpenAI `tools` entries, each with `kind: read|write`.")
+    tools: list[dict[str, Any]] = Field(description=TOOLS_DESCRIPTION)
+    tool_kinds: dict[str, ToolKind] = Field(
+        description=TOOL_KINDS_DESCRIPTION, examples=[{"get_booking": "read"}]
+    )
     first_message: str = Field(description="The simulated user's opening message.")
     user: UserKind
     user_model: str = ""
@@ -102,8 +126,8 @@ class MessageRequest(WireModel):
 class UserReply(WireModel):
     """The simulated user's answer; `done` means the user ended the conversation."""
 
-    content: str
-    done: bool
+    content: str = Field(description='What the user said; "" when the user ended without a word.')
+    done: bool = Field(description="The user ended the conversation: tools still run, then score.")
 
 
 class DiffEntry(WireModel):

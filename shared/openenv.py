@@ -11,7 +11,16 @@ from typing import Any, Self
 
 from pydantic import Field, model_validator
 
-from shared.models import ErrorBody, ScoreResult, ToolCallResult, UserKind, WireModel
+from shared.models import (
+    TOOL_KINDS_DESCRIPTION,
+    TOOLS_DESCRIPTION,
+    ErrorBody,
+    ScoreResult,
+    ToolCallResult,
+    ToolKind,
+    UserKind,
+    WireModel,
+)
 
 __all__ = ["OpenEnvAction", "OpenEnvObservation", "OpenEnvReset", "OpenEnvState", "OpenEnvStep"]
 
@@ -25,25 +34,38 @@ class OpenEnvReset(WireModel):
 
 
 class OpenEnvAction(WireModel):
-    """One step: a tool call (`tool` + `arguments`), a message to the user (`message`), or `end`.
+    """One step: a tool call (`name` + `arguments`), a message to the user (`message`), or `end`.
 
-    Examples: `{"tool": "get_booking", "arguments": {"booking_id": "BK-20417"}}`,
+    A tool call is spelt as OpenAI, REST, `/v1/score` and a task's gold spell it. The old key `tool` for the
+    name is still read (deprecated; `name` wins the docs and the schema).
+
+    Examples: `{"name": "get_booking", "arguments": {"booking_id": "BK-20417"}}`,
     `{"message": "I have filed the change for manager approval."}`, `{"end": true}`.
     """
 
-    tool: str | None = Field(default=None, description="Name of the tool to call in the episode's sandbox.")
+    name: str | None = Field(default=None, description="Name of the tool to call in the episode's sandbox.")
     arguments: dict[str, Any] = Field(default_factory=dict, description="The tool's arguments.")
     call_id: str | None = Field(default=None, description="The model's tool-call id, echoed back.")
     message: str | None = Field(default=None, description="Text to the simulated user; the reply comes back.")
     end: bool = Field(default=False, description="End the episode now and score it.")
     metadata: dict[str, Any] = Field(default_factory=dict, description="Free metadata (OpenEnv's `Action`).")
 
+    @model_validator(mode="before")
+    @classmethod
+    def _old_spelling(cls, data: Any) -> Any:
+        """Read the deprecated `{"tool": ...}` as `{"name": ...}` (the spelling before OpenAI's)."""
+        if isinstance(data, dict) and "tool" in data:
+            if "name" in data:
+                raise ValueError("give `name` or the deprecated `tool`, not both")
+            return {("name" if k == "tool" else k): v for k, v in data.items()}
+        return data
+
     @model_validator(mode="after")
     def _one_kind(self) -> Self:
         chosen = [
-            name
-            for name, on in (
-                ("tool", self.tool is not None),
+            kind
+            for kind, on in (
+                ("name", self.name is not None),
                 ("message", self.message is not None),
                 ("end", self.end),
             )
@@ -51,10 +73,11 @@ class OpenEnvAction(WireModel):
         ]
         if len(chosen) != 1:
             raise ValueError(
-                f"a step is exactly one of tool, message or end (got: {', '.join(chosen) or 'none'})"
+                "a step is exactly one of a tool call (name), a message or end "
+                f"(got: {', '.join(chosen) or 'none'})"
             )
-        if self.arguments and self.tool is None:
-            raise ValueError("arguments go with a tool call")
+        if self.arguments and self.name is None:
+            raise ValueError("arguments go with a tool call (name)")
         return self
 
 
@@ -67,8 +90,9 @@ class OpenEnvObservation(WireModel):
     task_id: str
     domain: str
     system_prompt: str | None = Field(default=None, description="On reset: the domain policy.")
-    tools: list[dict[str, Any]] | None = Field(
-        default=None, description="On reset: OpenAI `tools` entries, each with `kind: read|write`."
+    tools: list[dict[str, Any]] | None = Field(default=None, description=f"On reset: {TOOLS_DESCRIPTION}")
+    tool_kinds: dict[str, ToolKind] | None = Field(
+        default=None, description=f"On reset: {TOOL_KINDS_DESCRIPTION}"
     )
     user_message: str | None = Field(
         default=None, description="The user's opening line (reset) or reply to the agent's message."

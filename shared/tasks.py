@@ -7,9 +7,10 @@ tasks). `Task` is the full file; `TaskPublic` is what an agent-facing catalogue 
 from __future__ import annotations
 
 import hashlib
+import warnings
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 Split = Literal["train", "test"]
 TaskKind = Literal["action", "analytics"]
@@ -35,10 +36,34 @@ class UserSpec(_Strict):
 
 
 class GoldAction(_Strict):
-    """One reference tool call; replaying all of them on the initial state yields the expected state."""
+    """One reference tool call; replaying all of them on the initial state yields the expected state.
 
-    tool: str
-    args: dict[str, Any] = Field(default_factory=dict)
+    Spelt as OpenAI spells a call, `{name, arguments}`, like `/v1/score`, the reference conversation and
+    OpenEnv's step, so a task's gold pastes into any of them. The old spelling `{tool, args}` still loads,
+    with a `DeprecationWarning`.
+    """
+
+    name: str = Field(description="The tool to call.", examples=["cancel_booking"])
+    arguments: dict[str, Any] = Field(
+        default_factory=dict, description="The tool's arguments.", examples=[{"booking_id": "BK-70412"}]
+    )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _old_spelling(cls, data: Any) -> Any:
+        """Read `{tool, args}` (the spelling before OpenAI's) as `{name, arguments}`, and say it is old."""
+        if isinstance(data, dict) and ("tool" in data or "args" in data):
+            old = {"tool": "name", "args": "arguments"}
+            clash = [k for k in old if k in data and old[k] in data]
+            if clash:
+                raise ValueError(f"give {old[clash[0]]!r} or the deprecated {clash[0]!r}, not both")
+            warnings.warn(
+                "a gold action spelt {tool, args} is deprecated: write {name, arguments}",
+                DeprecationWarning,
+                stacklevel=2,
+            )
+            return {old.get(k, k): v for k, v in data.items()}
+        return data
 
 
 class AnalyticsSpec(_Strict):
@@ -76,16 +101,22 @@ class Task(_Strict):
     """A task file, as written by a benchmark author."""
 
     id: str = Field(pattern=r"^[a-z0-9][a-z0-9-]*$", description="Unique id, also the file name.")
-    domain: str
-    split: Split
-    kind: TaskKind = "action"
-    difficulty_tags: list[str] = Field(default_factory=list)
+    domain: str = Field(description="The domain whose database and tools the task uses.")
+    split: Split = Field(description="`test` (the benchmark) or `train`; generated tasks are always `train`.")
+    kind: TaskKind = Field(
+        default="action",
+        description="`action`: a workflow scored by the database state it leaves; `analytics`: a read-only "
+        "question scored by the rows of its answer.",
+    )
+    difficulty_tags: list[str] = Field(default_factory=list, description="Labels for browsing and reports.")
     description: str = Field(default="", description="One line for the catalogue: what the task tests.")
-    user: UserSpec
+    user: UserSpec = Field(description="The simulated customer.")
     initial_patch: dict[str, list[dict[str, Any]]] = Field(
         default_factory=dict, description="Rows added or overwritten (by primary key) on top of the seed."
     )
-    gold_actions: list[GoldAction] = Field(default_factory=list)
+    gold_actions: list[GoldAction] = Field(
+        default_factory=list, description="The reference tool calls; their final state is the expected state."
+    )
     wrong_actions: list[GoldAction] = Field(
         default_factory=list,
         description="A plausible wrong trajectory (e.g. doing what the user asked against policy) that must "
@@ -97,7 +128,9 @@ class Task(_Strict):
         description="What a good agent says to tell the `communicate` facts; required when there are any.",
     )
     rubric: list[str] = Field(default_factory=list, description="Yes/no questions for the LLM judge.")
-    analytics: AnalyticsSpec | None = None
+    analytics: AnalyticsSpec | None = Field(
+        default=None, description="The verifiable answer of an `analytics` task: its gold SQL and tolerance."
+    )
     determined_by: dict[str, str] = Field(
         default_factory=dict,
         description='"table.column" -> what fixes the gold\'s value of that column (a policy rule or a fact '

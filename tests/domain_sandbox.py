@@ -123,7 +123,7 @@ def replay_actions(session: Session, domain: Domain, actions: Iterable[GoldActio
     refusals = []
     for action in actions:
         try:
-            run_tool(session, domain, action.tool, **action.args)
+            run_tool(session, domain, action.name, **action.arguments)
         except ToolError as exc:
-            refusals.append(f"{action.tool}: {exc}")
+            refusals.append(f"{action.name}: {exc}")
     return refusals

@@ -1,6 +1,6 @@
 """The server's packages form layers: a module may import its own layer and the layers below, never above.
 
-The layers, top first, can be read off the folder list (the README's layout section describes them):
+The layers, top first, can be read off the folder list (docs/design/architecture.md describes them):
 wiring ← protocols ← episodes ← LLM roles ← scoring ← tool execution ← sandbox ← built-in tools and domains
 ← the domain API ← plain infrastructure. Every import statement counts, also those inside functions.
 """

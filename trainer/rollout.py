@@ -259,7 +259,8 @@ class _Rollout:
             done=reply.done,
             latency_s=round(time.monotonic() - started, 4),
         )
-        self.messages.append({"role": "user", "content": reply.content})
+        if reply.content:  # a user who ends without a word says nothing (the end is `done`)
+            self.messages.append({"role": "user", "content": reply.content})
         if reply.done:
             self.end_reason = EndReason.USER_DONE
             return RolloutState.SCORE

@@ -104,7 +104,7 @@ def gold_first_turn(
     if not task.gold_actions:
         raise WarmStartError(f"{task.id} has no gold call to learn from")
     gold = task.gold_actions[0]
-    call = ToolCall(id="call_0", name=gold.tool, arguments=gold.args)
+    call = ToolCall(id="call_0", name=gold.name, arguments=gold.arguments)
     prompt = fmt.render(messages, tools, generation_prompt=True)
     full = fmt.render([*messages, Turn(tool_calls=[call]).message()], tools, generation_prompt=False)
     if not full.startswith(prompt):

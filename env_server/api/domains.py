@@ -27,5 +27,9 @@ def get_domain(name: str, registry: RegistryDep) -> DomainDetail:
     """One domain: its policy (the agent's system prompt) and its tools in OpenAI format."""
     d = registry.domain(name)
     return DomainDetail(
-        name=d.name, description=d.description, policy=d.policy, tools=[t.openai_schema() for t in d.tools]
+        name=d.name,
+        description=d.description,
+        policy=d.policy,
+        tools=[t.openai_schema() for t in d.tools],
+        tool_kinds={t.name: t.kind for t in d.tools},
     )

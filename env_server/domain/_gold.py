@@ -7,9 +7,12 @@ from typing import Any
 from shared.tasks import GoldAction, ReferenceReply, UserSpec
 
 
-def call(tool: str, **args: Any) -> GoldAction:
-    """One reference tool call, `call("cancel_booking", booking_id="BK-70412", reason="plans changed")`."""
-    return GoldAction(tool=tool, args=args)
+def call(name: str, /, **arguments: Any) -> GoldAction:
+    """One reference tool call, `call("cancel_booking", booking_id="BK-70412", reason="plans changed")`.
+
+    `name` is positional-only so a tool may itself take an argument called `name`.
+    """
+    return GoldAction(name=name, arguments=arguments)
 
 
 def user_spec(

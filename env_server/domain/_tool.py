@@ -54,7 +54,7 @@ class Tool:
     result_adapter: TypeAdapter[Any]
 
     def openai_schema(self) -> dict[str, Any]:
-        """The OpenAI `tools` entry, with our `kind` mark beside `function` (shared: do not mutate it)."""
+        """The OpenAI `tools` entry, exactly in OpenAI's format (shared: do not mutate it)."""
         return self._openai_schema
 
     @cached_property
@@ -64,7 +64,6 @@ class Tool:
         params.pop("title", None)
         return {
             "type": "function",
-            "kind": self.kind,
             "function": {"name": self.name, "description": self.description, "parameters": params},
         }
 

@@ -31,7 +31,14 @@ from env_server.sandbox import Sandbox, SandboxEngine, template_of
 from env_server.scoring.scorer import Scorer, submitted_answer
 from env_server.scoring.trajectory import Call, Message, Step, Trajectory
 from env_server.store import EpisodeRecord, Store
-from env_server.store.events import AssistantMessageEvent, BackendErrorEvent, ToolCallEvent, UserMessageEvent
+from env_server.store.events import (
+    AssistantMessageEvent,
+    BackendErrorEvent,
+    ConversationEndEvent,
+    RejectedToolCallEvent,
+    ToolCallEvent,
+    UserMessageEvent,
+)
 from env_server.users.base import SimulatedUser
 from shared.models import (
     EpisodeInfo,
@@ -123,6 +130,7 @@ class EpisodeService:
         episode_id = uuid.uuid4().hex
         opening = user.opening(task, request.seed)
         sandbox = self.sandboxes.create(episode_id, template_of(task, domain))
+        tools = episode_tools(task, domain).values()
         record = EpisodeRecord(
             id=episode_id,
             task_id=task.id,
@@ -143,7 +151,8 @@ class EpisodeService:
             task_id=task.id,
             domain=domain.name,
             system_prompt=domain.policy,
-            tools=[t.openai_schema() for t in episode_tools(task, domain).values()],
+            tools=[t.openai_schema() for t in tools],
+            tool_kinds={t.name: t.kind for t in tools},
             first_message=opening.content,
             user=user.kind,  # type: ignore[arg-type]  # "scripted" | "llm", checked by pydantic
             user_model=user.model,
@@ -154,7 +163,12 @@ class EpisodeService:
         with self._lock(episode_id):
             record, task, domain = self._active(episode_id)
             tools = episode_tools(task, domain)
-            find_tool(tools, request.name, domain.name).validate(request.arguments)
+            try:
+                find_tool(tools, request.name, domain.name).validate(request.arguments)
+            except InvalidRequestError as exc:  # the agent's mistake: on record, and the agent is told
+                rejected = RejectedToolCallEvent.of(request.name, request.call_id, request.arguments, exc)
+                self.store.append_event(episode_id, rejected)
+                raise
             sandbox = self._sandbox(record, task, domain)
             try:
                 result = run_tool(sandbox, tools, request.name, request.arguments, request.call_id)
@@ -166,11 +180,12 @@ class EpisodeService:
             )
             return result
 
-    def tools(self, episode_id: str) -> list[dict[str, Any]]:
-        """The episode's tools as `start` listed them (OpenAI `tools` entries), for adapters listing later."""
+    def tools(self, episode_id: str) -> list[tuple[dict[str, Any], str]]:
+        """The episode's tools as `start` listed them (OpenAI entries), each with its kind, for adapters."""
         record = self._record(episode_id)
         task = self.registry.task(record.task_id)
-        return [t.openai_schema() for t in episode_tools(task, self.registry.domain(task.domain)).values()]
+        tools = episode_tools(task, self.registry.domain(task.domain)).values()
+        return [(t.openai_schema(), t.kind) for t in tools]
 
     def message(self, episode_id: str, request: MessageRequest) -> UserReply:
         """Record the agent's message, get the simulated user's reply, and record that."""
@@ -189,10 +204,11 @@ class EpisodeService:
             except BackendError as exc:
                 self._fail(episode_id, exc)
                 raise
-            self.store.append_event(
-                episode_id, UserMessageEvent(content=turn.content, done=turn.done), user_done=turn.done
-            )
-            return UserReply(content=turn.content, done=turn.done)
+            if turn.words:
+                self.store.append_event(episode_id, UserMessageEvent(content=turn.words))
+            if turn.done:
+                self.store.append_event(episode_id, ConversationEndEvent(), user_done=True)
+            return UserReply(content=turn.words, done=turn.done)
 
     def score(self, episode_id: str) -> ScoreResult:
         """End the episode and score it; scoring again returns the same result."""

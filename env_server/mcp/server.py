@@ -36,10 +36,10 @@ __all__ = ["EPISODE_PARAM", "build_server", "mcp_tool", "tool_result"]
 EPISODE_PARAM = "episode_id"
 
 
-def mcp_tool(schema: dict[str, Any]) -> types.Tool:
+def mcp_tool(schema: dict[str, Any], kind: str) -> types.Tool:
     """An episode tool's OpenAI `tools` entry as an MCP tool; read tools carry `readOnlyHint`."""
     function = schema["function"]
-    read_only = schema.get("kind") == "read"
+    read_only = kind == "read"
     return types.Tool(
         name=function["name"],
         description=function["description"],
@@ -64,7 +64,7 @@ def build_server(service: EpisodeService) -> Server[Any]:
         ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
     ) -> types.ListToolsResult:
         schemas = await _service_call(service.tools, _episode_id(ctx))
-        return types.ListToolsResult(tools=[mcp_tool(s) for s in schemas])
+        return types.ListToolsResult(tools=[mcp_tool(s, kind) for s, kind in schemas])
 
     async def call_tool(
         ctx: ServerRequestContext[Any], params: types.CallToolRequestParams

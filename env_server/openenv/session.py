@@ -46,7 +46,10 @@ class EpisodeSession:
             episode_id=started.episode_id, task_id=started.task_id, domain=started.domain
         )
         observation = self._observation(
-            system_prompt=started.system_prompt, tools=started.tools, user_message=started.first_message
+            system_prompt=started.system_prompt,
+            tools=started.tools,
+            tool_kinds=started.tool_kinds,
+            user_message=started.first_message,
         )
         return OpenEnvStep(observation=observation)
 
@@ -55,8 +58,8 @@ class EpisodeSession:
         action = OpenEnvAction.model_validate(data)
         episode_id = self._live_episode()
         self._state.step_count += 1
-        if action.tool is not None:
-            call = ToolCallRequest(name=action.tool, arguments=action.arguments, call_id=action.call_id)
+        if action.name is not None:
+            call = ToolCallRequest(name=action.name, arguments=action.arguments, call_id=action.call_id)
             try:
                 result = self.service.call_tool(episode_id, call)
             except InvalidRequestError as exc:
@@ -69,7 +72,7 @@ class EpisodeSession:
                 return self._mistake("invalid-request", f"message: {exc.errors()[0]['msg']}", "message")
             reply = self.service.message(episode_id, message)
             if reply.done:
-                return self._finish(user_message=reply.content, user_done=True)
+                return self._finish(user_message=reply.content or None, user_done=True)
             return OpenEnvStep(observation=self._observation(user_message=reply.content))
         return self._finish()
 

@@ -1,4 +1,4 @@
-"""Scoring: the expected-state cache, trajectory replay and reward assembly (DESIGN §5)."""
+"""Scoring: the expected-state cache, trajectory replay and reward assembly (docs/design/scoring.md)."""
 
 from __future__ import annotations
 
@@ -63,7 +63,7 @@ class Scorer:
             if hit is not None and _same(hit[0], task):
                 return hit[1]
         results, final = self.replay(
-            task, domain, [ToolCallSpec(name=a.tool, arguments=a.args) for a in task.gold_actions]
+            task, domain, [ToolCallSpec(name=a.name, arguments=a.arguments) for a in task.gold_actions]
         )
         failed = [r for r in results if r.error is not None]
         if failed:

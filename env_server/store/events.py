@@ -8,10 +8,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
+from env_server.errors import GroundstateError
 from shared.models import EpisodeEvent, ToolCallResult
 
 
@@ -24,7 +25,11 @@ class _Event(BaseModel):
 
 
 class UserMessageEvent(_Event):
-    """The simulated user spoke; `done` means it ended the conversation."""
+    """The simulated user spoke.
+
+    `done` is how stores before `conversation_end` marked the user's last message; new episodes record the
+    end as a `ConversationEndEvent` and leave it false.
+    """
 
     kind: Literal["user_message"] = "user_message"
     content: str
@@ -58,6 +63,51 @@ class ToolCallEvent(_Event):
         return ToolCallResult(name=self.name, call_id=self.call_id, output=self.output, error=self.error)
 
 
+class RejectedToolCallEvent(_Event):
+    """A tool call refused before it ran (unknown tool, invalid arguments): the agent's mistake, on record.
+
+    Nothing ran and the sandbox is untouched, so replay and scoring skip it; the episode view shows it.
+    """
+
+    kind: Literal["rejected_tool_call"] = "rejected_tool_call"
+    name: str
+    call_id: str | None = None
+    arguments: dict[str, Any]
+    code: str = Field(description="The error's code: `unknown-tool` or `invalid-arguments`.")
+    error: str = Field(description="The message the agent got.")
+    field: str | None = None
+
+    @classmethod
+    def of(cls, name: str, call_id: str | None, arguments: dict[str, Any], exc: GroundstateError) -> Self:
+        """The event recording a call refused with `exc` (NUL characters, refused by PostgreSQL, escaped)."""
+        return cls(
+            name=_printable(name),
+            call_id=call_id,
+            arguments=_printable(arguments),
+            code=exc.code,
+            error=_printable(exc.message),
+            field=exc.field,
+        )
+
+
+class ConversationEndEvent(_Event):
+    """The conversation ended: the simulated user said its last (the end is an event, never a message)."""
+
+    kind: Literal["conversation_end"] = "conversation_end"
+    by: Literal["user"] = "user"
+
+
+def _printable(value: Any) -> Any:
+    r"""`value` with NUL characters spelt `\u0000` (a JSON column on PostgreSQL refuses a real NUL)."""
+    if isinstance(value, str):
+        return value.replace("\x00", "\\u0000")
+    if isinstance(value, dict):
+        return {_printable(k): _printable(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_printable(v) for v in value]
+    return value
+
+
 class BackendErrorEvent(_Event):
     """Infrastructure failed mid-episode (never the agent's fault)."""
 
@@ -66,7 +116,13 @@ class BackendErrorEvent(_Event):
 
 
 Event = Annotated[
-    UserMessageEvent | AssistantMessageEvent | ToolCallEvent | BackendErrorEvent, Field(discriminator="kind")
+    UserMessageEvent
+    | AssistantMessageEvent
+    | ToolCallEvent
+    | RejectedToolCallEvent
+    | ConversationEndEvent
+    | BackendErrorEvent,
+    Field(discriminator="kind"),
 ]
 _EVENT: TypeAdapter[Event] = TypeAdapter(Event)
 

@@ -17,12 +17,24 @@ class TranscriptMessage:
     content: str
 
 
+#: What a simulated user says to end the conversation: the marker, never a message anyone reads.
+STOP_MARK = "###STOP###"
+
+
 @dataclass(frozen=True)
 class UserTurn:
     """The user's reply; `done` ends the conversation (goal met, refused, or turn cap reached)."""
 
     content: str
     done: bool
+
+    @property
+    def words(self) -> str:
+        """What the user said: `content`, or "" when the user ended the conversation without a word.
+
+        A bare stop is the end of the conversation, an event of its own, never a user message.
+        """
+        return "" if self.done and self.content.strip() == STOP_MARK else self.content
 
 
 class SimulatedUser(ABC):

@@ -13,13 +13,13 @@ from collections.abc import Sequence
 from typing import Any
 
 from env_server.llm.endpoint import MalformedOutput
-from env_server.users.base import TranscriptMessage
+from env_server.users.base import STOP_MARK, TranscriptMessage
 from shared.tasks import UserSpec
 
 PROMPT_VERSION = "llm-user-v2"
 
 #: The user ends the conversation by writing this; it is stripped from the text the agent sees.
-STOP_TOKEN = "###STOP###"
+STOP_TOKEN = STOP_MARK
 
 #: The agent's greeting the opening line answers (the conversation starts with the user's request).
 GREETING = "Hi! How can I help you today?"

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from env_server.users.base import SimulatedUser, TranscriptMessage, UserTurn
+from env_server.users.base import STOP_MARK, SimulatedUser, TranscriptMessage, UserTurn
 from shared.tasks import Task
 
 #: What the scripted user says when its script has run out; the conversation is over.
-END_OF_SCRIPT = "###STOP###"
+END_OF_SCRIPT = STOP_MARK
 
 
 class ScriptedUser(SimulatedUser):

@@ -40,13 +40,13 @@ class Needs:
 
 def is_write(domain: Domain, action: GoldAction) -> bool:
     """Whether `action` calls one of the domain's write tools."""
-    tool = domain.tools_by_name.get(action.tool)
+    tool = domain.tools_by_name.get(action.name)
     return tool is not None and tool.kind == "write"
 
 
 def needs_yes(domain: Domain, action: GoldAction) -> bool:
     """Whether `action` is a write the domain's conduct wants an explicit yes for."""
-    return is_write(domain, action) and domain.conduct.needs_yes(action.tool)
+    return is_write(domain, action) and domain.conduct.needs_yes(action.name)
 
 
 def needs(task: Task, domain: Domain, actions: Sequence[GoldAction] | None = None) -> Needs:
@@ -56,11 +56,13 @@ def needs(task: Task, domain: Domain, actions: Sequence[GoldAction] | None = Non
     problems = []
     verified = False
     for i, action in enumerate(task.gold_actions if actions is None else actions):
-        if action.tool == conduct.identity_tool:
+        if action.name == conduct.identity_tool:
             verified = True
-            facts += [str(v) for k, v in action.args.items() if not k.endswith("_id") and str(v) not in facts]
-        elif is_write(domain, action) and conduct.needs_identity(action.tool) and not verified:
-            problems.append(f"gold write #{i} {action.tool} comes before {conduct.identity_tool}")
+            facts += [
+                str(v) for k, v in action.arguments.items() if not k.endswith("_id") and str(v) not in facts
+            ]
+        elif is_write(domain, action) and conduct.needs_identity(action.name) and not verified:
+            problems.append(f"gold write #{i} {action.name} comes before {conduct.identity_tool}")
     yes = any(needs_yes(domain, a) for a in (task.gold_actions if actions is None else actions))
     return Needs(tuple(facts), yes, tuple(problems))
 

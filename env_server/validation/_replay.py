@@ -1,4 +1,4 @@
-"""Replay checks: proof that each task's reward means something (DESIGN §5).
+"""Replay checks: proof that each task's reward means something (docs/design/scoring.md).
 
 Every trajectory is played as a conversation with the scripted user (`_flow`), calls interleaved, and
 scored the way a live episode is. For every task: the gold, told with the task's reference reply in the
@@ -40,7 +40,7 @@ class Replayer:
         key = tuple(indices)
         if key not in self._outputs:
             gold = self.task.gold_actions
-            calls = [ToolCallSpec(name=gold[i].tool, arguments=gold[i].args) for i in key]
+            calls = [ToolCallSpec(name=gold[i].name, arguments=gold[i].arguments) for i in key]
             results, _ = self.scorer.replay(self.task, self.domain, calls)
             self._outputs[key] = [r.output for r in results]
         return self._outputs[key]
@@ -55,7 +55,7 @@ class Replayer:
         """
         task = self.task if rubric else self.task.model_copy(update={"rubric": []})
         actions = [line for line in lines if isinstance(line, GoldAction)]
-        calls = [ToolCallSpec(name=a.tool, arguments=a.args) for a in actions]
+        calls = [ToolCallSpec(name=a.name, arguments=a.arguments) for a in actions]
         results, actual = self.scorer.replay(task, self.domain, calls)
         ran = iter(results)
         steps: list[Step] = []
@@ -64,7 +64,7 @@ class Replayer:
                 steps.append(line)
             else:
                 result = next(ran)
-                steps.append(Call(line.tool, line.args, result.output, result.error))
+                steps.append(Call(line.name, line.arguments, result.output, result.error))
         trajectory = Trajectory.of(steps)
         answer = submitted_answer(trajectory.calls())
         return self.scorer.score(task, self.domain, actual, trajectory, answer), results
@@ -126,7 +126,7 @@ def replay_checks(replayer: Replayer) -> list[CheckOutcome]:
 
     writes = [i for i, a in enumerate(task.gold_actions) if is_write(domain, a)]
     unneeded = [
-        f"#{i} {task.gold_actions[i].tool}"
+        f"#{i} {task.gold_actions[i].name}"
         for i in writes
         if not replayer.state_fails([a for j, a in enumerate(task.gold_actions) if j != i])
     ]
@@ -145,7 +145,7 @@ def analytics_checks(replayer: Replayer, rows: list[list[Any]]) -> list[CheckOut
     """gold, empty, wrong and canary for an analytics task whose gold SQL returns `rows`."""
 
     def answer(value: list[list[Any]]) -> GoldAction:
-        return GoldAction(tool="submit_answer", args={"rows": value})
+        return GoldAction(name="submit_answer", arguments={"rows": value})
 
     r, why = replayer.reward([answer(rows)])
     checks = [CheckOutcome("gold", r == 1, why or "scores 1"), replayer.empty()]

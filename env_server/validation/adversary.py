@@ -183,7 +183,7 @@ _ACTION_HACKS: dict[str, Callable[[Replayer], list[Line]]] = {
 def _near_miss(r: Replayer) -> CheckOutcome:
     rows = r.scorer.gold_rows(r.task, r.domain)
     missed = [[_one_off(c) for c in row] for row in rows]
-    answer = GoldAction(tool="submit_answer", args={"rows": missed})
+    answer = GoldAction(name="submit_answer", arguments={"rows": missed})
     result, _ = r.play(r.honest([answer]))
     if missed == rows:
         return CheckOutcome("hack:near-miss", True, f"{HONEST}: no number in the answer to miss")

@@ -106,17 +106,17 @@ def sensitivities(replayer: Replayer) -> list[Sensitivity]:
     task, domain = replayer.task, replayer.domain
     found = []
     for i, action in enumerate(task.gold_actions):
-        if not is_write(domain, action) or action.tool == domain.conduct.identity_tool:
+        if not is_write(domain, action) or action.name == domain.conduct.identity_tool:
             continue
-        tool = domain.tools_by_name[action.tool]
+        tool = domain.tools_by_name[action.name]
         swaps: dict[str, int] = {}
-        for label, args in variants(tool.args_model, action.args):
+        for label, args in variants(tool.args_model, action.arguments):
             argument = label.split()[-1].split("=")[0]
             if label.startswith("with ") and swaps.get(argument, 0) >= MAX_SWAPS:
                 continue
             actions = [
                 *task.gold_actions[:i],
-                GoldAction(tool=action.tool, args=args),
+                GoldAction(name=action.name, arguments=args),
                 *task.gold_actions[i + 1 :],
             ]
             result, calls = replayer.run(actions)
@@ -128,7 +128,7 @@ def sensitivities(replayer: Replayer) -> list[Sensitivity]:
             columns = sorted(changed_columns(result.diff))
             if not columns:
                 continue  # lost through a later call the variant made fail, not through a column
-            found.append(settle(task.determined_by, i, action.tool, label, columns))
+            found.append(settle(task.determined_by, i, action.name, label, columns))
     return found
 
 

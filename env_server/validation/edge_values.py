@@ -27,7 +27,7 @@ PROFILES = ("low", "high", "outside", "text")
 def identity_prefix(task: Task, domain: Domain) -> list[GoldAction]:
     """The gold's calls up to and including its last identity check (none: no call)."""
     ident = domain.conduct.identity_tool
-    last = max((i for i, a in enumerate(task.gold_actions) if a.tool == ident), default=-1)
+    last = max((i for i, a in enumerate(task.gold_actions) if a.name == ident), default=-1)
     return list(task.gold_actions[: last + 1])
 
 
@@ -36,12 +36,12 @@ def edge_calls(tools: Mapping[str, Tool], known: Mapping[str, Any] | None = None
     for tool in tools.values():
         schema = tool.openai_schema()["function"]["parameters"]
         for profile in PROFILES:
-            yield GoldAction(tool=tool.name, args=_object(schema, schema, profile, known or {}))
+            yield GoldAction(name=tool.name, arguments=_object(schema, schema, profile, known or {}))
 
 
 def known_values(task: Task) -> dict[str, Any]:
     """The text values the gold passes, by argument name (ids that exist, so lookups succeed)."""
-    return {k: v for a in task.gold_actions for k, v in a.args.items() if isinstance(v, str)}
+    return {k: v for a in task.gold_actions for k, v in a.arguments.items() if isinstance(v, str)}
 
 
 def _object(

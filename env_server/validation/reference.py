@@ -21,8 +21,8 @@ def reference_trajectory(task: Task, domain: Domain, scorer: Scorer) -> Referenc
     if task.kind == "analytics" and task.analytics is not None:
         rows = scorer.gold_rows(task, domain)
         actions += [
-            GoldAction(tool="sql_query", args={"sql": task.analytics.gold_sql}),
-            GoldAction(tool="submit_answer", args={"rows": rows}),
+            GoldAction(name="sql_query", arguments={"sql": task.analytics.gold_sql}),
+            GoldAction(name="submit_answer", arguments={"rows": rows}),
         ]
     ref = task.reference_reply
     talk = honest_script(task, domain, actions, ref.text if ref else None, bool(ref and ref.after_writes))
@@ -31,7 +31,9 @@ def reference_trajectory(task: Task, domain: Domain, scorer: Scorer) -> Referenc
         steps=[
             ReferenceStep(role=line.role, content=line.content)
             if isinstance(line, Message)
-            else ReferenceStep(role="assistant", tool_call=ToolCallSpec(name=line.tool, arguments=line.args))
+            else ReferenceStep(
+                role="assistant", tool_call=ToolCallSpec(name=line.name, arguments=line.arguments)
+            )
             for line in talk.lines
         ],
     )

@@ -1,4 +1,4 @@
-"""Both sandbox backends give identical tool results and identical scores for the same actions (DESIGN §3).
+"""Both sandbox backends give the same tool results and scores for the same calls (docs/design/sandboxes.md).
 
 Every action task's gold and wrong trajectories are replayed on SQLite and on PostgreSQL: each call's
 output or refusal, the reward and the full diff must be equal. Every analytics task's gold SQL must give

@@ -35,7 +35,7 @@ def test_tasks_validate_fails_a_task_whose_write_is_unneeded(toy_site: Path, tmp
         "id: toybank-bad-009\ndomain: toybank\nsplit: train\n"
         "user: {persona: p, goal: g, script: [hi]}\n"
         "initial_patch: {accounts: [{id: AC-0009, owner: x, balance_cents: 0, status: frozen}]}\n"
-        "gold_actions:\n  - {tool: freeze_account, args: {account_id: AC-0009}}\n"
+        "gold_actions:\n  - {name: freeze_account, arguments: {account_id: AC-0009}}\n"
     )
     result = CliRunner().invoke(app, ["tasks", "validate", "--domain", "toybank", "--tasks-dir", str(bad)])
     assert result.exit_code == 1

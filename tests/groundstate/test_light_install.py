@@ -16,7 +16,14 @@ import typer
 from typer import _click as click
 from typer.core import TyperGroup
 
-from groundstate.cli import TRAINER_COMMANDS, TRAINER_EXTRA_MODULES, app, load_trainer_command
+from groundstate.cli import (
+    TRAINER_COMMANDS,
+    TRAINER_EXTRA_MODULES,
+    app,
+    install_hint,
+    load_trainer_command,
+    source_checkout,
+)
 
 ROOT = Path(__file__).parents[2]
 
@@ -77,8 +84,16 @@ def test_the_top_level_help_lists_the_trainer_commands_without_importing_them() 
 def test_a_trainer_command_without_the_extra_says_what_to_install(argv: list[str]) -> None:
     out = _run_without_extra(*argv)
     assert out.returncode == 1
-    assert "pip install 'groundstate[trainer]'" in out.stderr
+    # from this checkout (as after `make run`): the exact command for this interpreter and checkout
+    assert f"{sys.executable} -m pip install -e '{ROOT}[trainer]'" in out.stderr
+    assert "make install" in out.stderr
     assert "Traceback" not in out.stderr
+
+
+def test_an_installed_wheel_is_told_the_extra_by_name() -> None:
+    assert source_checkout() == ROOT  # these tests run from the checkout
+    hint = install_hint("numpy", None)
+    assert "(numpy is not installed): pip install 'groundstate[trainer]'" in hint and "-e" not in hint
 
 
 def test_a_trainer_command_runs_with_the_extra_installed(tmp_path: Path) -> None:

@@ -15,6 +15,6 @@ domain = Domain.from_package(
     now=datetime(2026, 1, 15, 9, 0),
     tools=collect_tools(tools),
     volatile_columns=volatile(transfers=["memo", "created_at"], tickets=["note"]),
-    canary_action=GoldAction(tool="freeze_account", args={"account_id": "AC-0099"}),
+    canary_action=GoldAction(name="freeze_account", arguments={"account_id": "AC-0099"}),
     families=families.FAMILIES,
 )

@@ -24,15 +24,18 @@ def transfer(ctx: ScenarioContext) -> Task:
         return ctx.task(
             user=user,
             initial_patch={"accounts": accounts},
-            gold_actions=[{"tool": "get_account", "args": {"account_id": source}}],
+            gold_actions=[{"name": "get_account", "arguments": {"account_id": source}}],
             communicate=[str(balance)],  # the decisive fact: the balance falls short of the amount
-            wrong_actions=[{"tool": "set_balance", "args": {"account_id": source, "balance_cents": 0}}],
+            wrong_actions=[{"name": "set_balance", "arguments": {"account_id": source, "balance_cents": 0}}],
         )
     return ctx.task(
         user=user,
         initial_patch={"accounts": accounts},
         gold_actions=[
-            {"tool": "transfer", "args": {"source_id": source, "target_id": target, "amount_cents": amount}}
+            {
+                "name": "transfer",
+                "arguments": {"source_id": source, "target_id": target, "amount_cents": amount},
+            }
         ],
     )
 

@@ -73,7 +73,7 @@ TASKS = ["starter-renew-101", "starter-renew-102", "starter-return-101", "starte
 def warm(server: str, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """SmolLM2 after `groundstate train warm-start` on the gold first call of TASKS, shared by the module.
 
-    The base model almost never writes a valid tool call (see the README's "Proof that it learns"), so no
+    The base model almost never writes a valid tool call (see docs/training/learning.md), so no
     group would have both outcomes and GRPO would have nothing to learn from; the warm start makes it
     succeed sometimes, which is what these tests need to see the weights move.
     """

@@ -38,8 +38,8 @@ domain = Domain.from_package(
     ),
     # Staff-side and verification-free: a ticket for a seeded guest that no task touches.
     canary_action=GoldAction(
-        tool="open_support_ticket",
-        args={"guest_id": "G-1001", "category": "other", "summary": "Asked for a taxi to the airport"},
+        name="open_support_ticket",
+        arguments={"guest_id": "G-1001", "category": "other", "summary": "Asked for a taxi to the airport"},
     ),
 )
 

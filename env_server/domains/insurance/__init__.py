@@ -11,8 +11,8 @@ from shared.tasks import GoldAction
 #: to every gold trajectory to prove that an extra side effect costs the reward. Tickets need no identity
 #: check, so the call succeeds on its own.
 CANARY_ACTION = GoldAction(
-    tool="create_support_ticket",
-    args={
+    name="create_support_ticket",
+    arguments={
         "customer_id": "CU-10160",
         "category": "general",
         "priority": "low",

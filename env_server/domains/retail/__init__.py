@@ -42,8 +42,8 @@ domain = Domain.from_package(
     ),
     # Verification-free (rule 16): a product question about a product no task is about.
     canary_action=GoldAction(
-        tool="create_support_ticket",
-        args={
+        name="create_support_ticket",
+        arguments={
             "category": "product_question",
             "summary": "Asked whether the 4K Streaming Stick supports Dolby Vision.",
             "product_id": "PR-10040",

@@ -20,7 +20,7 @@ domain = Domain.from_package(
     now=NOW,
     tools=collect_tools(tools),
     seed_value=20261102,
-    canary_action=GoldAction(tool="renew_loan", args={"loan_id": "L-1998"}),
+    canary_action=GoldAction(name="renew_loan", arguments={"loan_id": "L-1998"}),
 )
 
 __all__ = ["domain"]

@@ -36,8 +36,8 @@ domain = Domain.from_package(
     ),
     # Verification-free and unrelated to every task: an alert on the last flight of the schedule.
     canary_action=GoldAction(
-        tool="subscribe_flight_alerts",
-        args={"flight_id": "FL-10322", "channel": "email", "contact": "canary.watch@example.com"},
+        name="subscribe_flight_alerts",
+        arguments={"flight_id": "FL-10322", "channel": "email", "contact": "canary.watch@example.com"},
     ),
     families=FAMILIES,
 )

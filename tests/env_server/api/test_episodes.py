@@ -9,7 +9,9 @@ def test_start_returns_policy_tools_and_first_message(client: TestClient) -> Non
     body = client.post("/v1/episodes", json={"task_id": "toybank-transfer-001"}).json()
     assert body["first_message"] == "Please move 50.00 from AC-0001 to AC-0002."
     assert "Toy bank policy" in body["system_prompt"]
-    kinds = {t["function"]["name"]: t["kind"] for t in body["tools"]}
+    assert all(set(t) == {"type", "function"} for t in body["tools"])  # exactly OpenAI's format
+    assert [t["function"]["name"] for t in body["tools"]] == list(body["tool_kinds"])
+    kinds = body["tool_kinds"]  # our mark, apart
     assert kinds["transfer"] == "write" and kinds["get_account"] == "read"
     assert body["user"] == "scripted"
 

@@ -90,7 +90,9 @@ def test_tools_list_is_exactly_the_episodes_tools(url: str, rest: GroundstateCli
         entry = expected[tool.name]
         assert tool.input_schema == entry["function"]["parameters"]
         assert tool.description == entry["function"]["description"]
-        assert tool.annotations is not None and tool.annotations.read_only_hint == (entry["kind"] == "read")
+        assert tool.annotations is not None and tool.annotations.read_only_hint == (
+            started.tool_kinds[tool.name] == "read"
+        )
 
 
 def test_call_runs_in_the_episode_and_is_recorded_with_rest_calls(url: str, rest: GroundstateClient) -> None:

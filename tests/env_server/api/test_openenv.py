@@ -28,8 +28,8 @@ ROOT = Path(__file__).parents[3]
 EXAMPLE = ROOT / "examples" / "openenv_client.py"
 TOY_TASK = "toybank-transfer-001"
 GOLD = [
-    {"tool": "get_account", "arguments": {"account_id": "AC-0001"}},
-    {"tool": "transfer", "arguments": {"source_id": "AC-0001", "target_id": "AC-0002", "amount_cents": 5000}},
+    {"name": "get_account", "arguments": {"account_id": "AC-0001"}},
+    {"name": "transfer", "arguments": {"source_id": "AC-0001", "target_id": "AC-0002", "amount_cents": 5000}},
 ]
 
 
@@ -98,7 +98,7 @@ def test_a_wrong_trajectory_gets_reward_zero(session: Session) -> None:
     session.data(
         "step",
         {
-            "tool": "transfer",
+            "tool": "transfer",  # the deprecated spelling of `name` is still read
             "arguments": {"source_id": "AC-0001", "target_id": "AC-0002", "amount_cents": 4000},
         },
     )
@@ -109,21 +109,23 @@ def test_a_wrong_trajectory_gets_reward_zero(session: Session) -> None:
 
 def test_the_agents_mistakes_come_back_in_the_observation(client: TestClient, session: Session) -> None:
     eid = session.data("reset", {"task_id": TOY_TASK})["observation"]["episode_id"]
-    unknown = session.data("step", {"tool": "launch_rocket"})["observation"]
+    unknown = session.data("step", {"name": "launch_rocket"})["observation"]
     assert unknown["error"]["code"] == "unknown-tool" and "transfer" in unknown["error"]["message"]
-    invalid = session.data("step", {"tool": "get_account", "arguments": {}})["observation"]
+    invalid = session.data("step", {"name": "get_account", "arguments": {}})["observation"]
     assert (
         invalid["error"]["code"] == "invalid-arguments"
         and invalid["error"]["field"] == "arguments.account_id"
     )
     empty = session.data("step", {"message": ""})["observation"]
     assert empty["error"]["field"] == "message"
-    refused = session.data("step", {"tool": "get_account", "arguments": {"account_id": "AC-9999"}})[
+    refused = session.data("step", {"name": "get_account", "arguments": {"account_id": "AC-9999"}})[
         "observation"
     ]
     assert refused["error"] is None and "AC-9999" in refused["tool_result"]["error"]  # a business refusal
     assert [e["kind"] for e in client.get(f"/v1/episodes/{eid}").json()["events"]] == [
         "user_message",
+        "rejected_tool_call",  # the step counted, and the episode's record shows it
+        "rejected_tool_call",
         "tool_call",
     ]
 
@@ -141,8 +143,10 @@ def test_protocol_errors_are_error_frames(session: Session) -> None:
     assert unknown_task["retriable"] is False
     assert code("launch")[0] == "UNKNOWN_TYPE"
     session.data("reset", {"task_id": TOY_TASK})
-    kind, message = code("step", {"tool": "get_account", "message": "hello"})
-    assert kind == "VALIDATION_ERROR" and "exactly one of tool, message or end" in message
+    kind, message = code("step", {"name": "get_account", "message": "hello"})
+    assert kind == "VALIDATION_ERROR" and "exactly one of a tool call (name), a message or end" in message
+    kind, message = code("step", {"name": "get_account", "tool": "get_account"})
+    assert kind == "VALIDATION_ERROR" and "not both" in message
     session.ws.send_text("{not json")
     assert session.ws.receive_json()["data"]["code"] == "INVALID_JSON"
     huge = session.send("step", {"message": "x" * (4 * 2**20)})["data"]  # over GROUNDSTATE_MAX_REQUEST_BYTES
@@ -169,7 +173,7 @@ def test_health_schema_and_metadata(client: TestClient) -> None:
     assert client.get("/openenv/health").json() == {"status": "healthy"}
     assert client.get("/openenv/metadata").json()["name"] == "groundstate"
     schema = client.get("/openenv/schema").json()
-    assert {"tool", "arguments", "message", "end"} <= set(schema["action"]["properties"])
+    assert {"name", "arguments", "message", "end"} <= set(schema["action"]["properties"])
     assert {"episode_id", "tool_result", "score"} <= set(schema["observation"]["properties"])
     assert {"episode_id", "step_count"} <= set(schema["state"]["properties"])
 

@@ -194,7 +194,7 @@ def test_the_starter_curriculum_is_scored_on_its_state_alone(settings: Settings)
     registry = DomainRegistry.discover(only=["starter"])
     with TestClient(create_app(settings, registry=registry)) as client:
         for task in registry.tasks(domain="starter"):
-            calls = [{"name": a.tool, "arguments": a.args} for a in task.gold_actions]
+            calls = [{"name": a.name, "arguments": a.arguments} for a in task.gold_actions]
             body = client.post("/v1/score", json={"task_id": task.id, "tool_calls": calls}).json()
             assert body["reward"] == 1 and [c["name"] for c in body["checks"]] == ["state"], task.id
 

@@ -55,3 +55,28 @@ def test_ignored_columns_do_not_count_and_determined_ones_do(client: TestClient)
 def test_a_silent_trajectory_scores_zero_even_on_a_refusal(client: TestClient) -> None:
     body = {"task_id": "toybank-refuse-frozen-002", "tool_calls": [], "messages": []}
     assert client.post("/v1/score", json=body).json()["reward"] == 0
+
+
+def test_a_tasks_gold_pastes_into_score_as_it_is_served(client: TestClient) -> None:
+    """A task's gold, as `GET /v1/tasks/{id}` serves it, is a `/v1/score` trajectory: one spelling."""
+    task = client.get("/v1/tasks/toybank-transfer-001", params={"include_gold": True}).json()
+    said = [{"role": "assistant", "content": "Transfer complete."}]
+    body = {"task_id": task["id"], "tool_calls": task["gold_actions"], "messages": said}
+    r = client.post("/v1/score", json=body)
+    assert r.status_code == 200, r.text
+    assert r.json()["reward"] == 1
+
+
+def test_the_reference_conversation_pastes_into_score_in_order(client: TestClient) -> None:
+    """Each step of `GET /v1/tasks/{id}/reference` is a chat message; its `tool_call` is the `function`."""
+    for task_id in ("toybank-transfer-001", "toybank-ticket-006"):
+        steps = client.get(f"/v1/tasks/{task_id}/reference").json()["steps"]
+        messages = [
+            {"role": s["role"], "content": s["content"]}
+            if s["tool_call"] is None
+            else {"role": "assistant", "tool_calls": [{"id": f"c{i}", "function": s["tool_call"]}]}
+            for i, s in enumerate(steps)
+        ]
+        r = client.post("/v1/score", json={"task_id": task_id, "messages": messages})
+        assert r.status_code == 200, r.text
+        assert r.json()["reward"] == 1 and r.json()["ordered"], task_id

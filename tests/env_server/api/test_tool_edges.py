@@ -120,7 +120,8 @@ def test_no_argument_escapes_into_a_backend_error_or_a_partial_write(
         try:
             for action in identity_prefix(task, REGISTRY.domain(domain)):
                 r = client.post(
-                    f"/v1/episodes/{episode}/tool_calls", json={"name": action.tool, "arguments": action.args}
+                    f"/v1/episodes/{episode}/tool_calls",
+                    json={"name": action.name, "arguments": action.arguments},
                 )
                 assert r.status_code == 200 and r.json()["error"] is None, r.text
             before = _diff(client, episode)

@@ -48,7 +48,7 @@ def _base_args(tool: Tool, example: dict[str, Any] | None) -> dict[str, Any]:
 def _calls(domain: Domain, registry: DomainRegistry) -> Iterator[tuple[str, str, dict[str, Any]]]:
     """(task to run in, tool, arguments) for every hostile value of every argument of every tool."""
     tasks = [t for t in registry.tasks(domain=domain.name) if t.kind == "action"]
-    examples = {a.tool: (t.id, a.args) for t in reversed(tasks) for a in t.gold_actions}
+    examples = {a.name: (t.id, a.arguments) for t in reversed(tasks) for a in t.gold_actions}
     for tool in domain.tools:
         task_id, example = examples.get(tool.name, (tasks[0].id, None))
         args = _base_args(tool, example)

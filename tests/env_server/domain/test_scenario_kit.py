@@ -35,7 +35,9 @@ from tests.toy_domain import domain
 
 def test_call_builds_a_typed_gold_action() -> None:
     action = call("cancel_booking", booking_id="BK-70001", refund_percent=50)
-    assert action == GoldAction(tool="cancel_booking", args={"booking_id": "BK-70001", "refund_percent": 50})
+    assert action == GoldAction(
+        name="cancel_booking", arguments={"booking_id": "BK-70001", "refund_percent": 50}
+    )
 
 
 def test_user_spec_fills_the_optional_parts_and_validates() -> None:

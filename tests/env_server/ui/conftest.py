@@ -25,7 +25,7 @@ def settings(tmp_path: Path, sandbox_url: str, runs_dir: Path) -> Settings:
 
 
 def trial(task_id: str, trial: int, reward: int | None, **extra: Any) -> dict[str, Any]:
-    """One `results.jsonl` line as the README documents it (a backend error when `reward` is None)."""
+    """A `results.jsonl` line as docs/evaluation/index.md documents it (`reward` None: a backend error)."""
     line: dict[str, Any] = {
         "task_id": task_id,
         "domain": task_id.split("-")[0],

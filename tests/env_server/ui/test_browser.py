@@ -43,7 +43,7 @@ def play(url: str, gold: bool) -> str:
         else:
             task = client.task(SHOWCASE, include_gold=True)
             for action in task.wrong_actions:
-                client.call_tool(episode, action.tool, action.args)
+                client.call_tool(episode, action.name, action.arguments)
             claim = "This change needs manager approval, so I filed an approval request."
             client.send_message(episode, claim)
         client.score(episode)

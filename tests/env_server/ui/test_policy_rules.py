@@ -26,7 +26,7 @@ def test_rules_naming_the_gold_tools() -> None:
     task = next(t for t in hotel.tasks if t.id == "hotel-corp-modify-approval-001")
     linked = {
         rule.number: tools
-        for rule, tools in rules_for_tools(hotel.policy, (a.tool for a in task.gold_actions))
+        for rule, tools in rules_for_tools(hotel.policy, (a.name for a in task.gold_actions))
     }
     assert "verify_guest_identity" in linked["1"]
     assert "get_corporate_account" in linked["2"]

@@ -14,12 +14,12 @@ from shared.tasks import Task
 from tests.toy_domain import domain as toy
 
 VERIFY = {
-    "tool": "verify_guest_identity",
-    "args": {"guest_id": "G-2091", "last_name": "Gallagher", "date_of_birth": "1985-01-19"},
+    "name": "verify_guest_identity",
+    "arguments": {"guest_id": "G-2091", "last_name": "Gallagher", "date_of_birth": "1985-01-19"},
 }
 CANCEL = {
-    "tool": "cancel_booking",
-    "args": {"booking_id": "BK-20901", "refund_percent": 100, "reason": "plans"},
+    "name": "cancel_booking",
+    "arguments": {"booking_id": "BK-20901", "refund_percent": 100, "reason": "plans"},
 }
 OPENING = "Hi, I'd like to cancel booking BK-20901."
 
@@ -33,7 +33,7 @@ def hotel_task(script: list[str], gold: list[dict[str, Any]] | None = None) -> T
             "user": {"persona": "Owen", "goal": "cancel", "script": script},
             "gold_actions": gold
             if gold is not None
-            else [{"tool": "get_booking", "args": {}}, VERIFY, CANCEL],
+            else [{"name": "get_booking", "arguments": {}}, VERIFY, CANCEL],
         }
     )
 
@@ -92,8 +92,8 @@ def test_a_write_before_verification_is_a_gold_problem() -> None:
 
 def test_exempt_writes_need_neither_identity_nor_yes() -> None:
     ticket = {
-        "tool": "open_support_ticket",
-        "args": {"guest_id": "G-2091", "category": "other", "summary": "x"},
+        "name": "open_support_ticket",
+        "arguments": {"guest_id": "G-2091", "category": "other", "summary": "x"},
     }
     task = hotel_task(["My room was noisy.", "Thanks."], gold=[ticket])
     (ok, _), (replayed, _) = both(task)

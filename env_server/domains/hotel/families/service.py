@@ -383,9 +383,9 @@ def multi_request(ctx: ScenarioContext) -> Task:
             charge_change_fee=fee,
         )
     return ctx.task(
-        difficulty_tags=["multi-step", "contact", "cancellation", second_write.tool],
+        difficulty_tags=["multi-step", "contact", "cancellation", second_write.name],
         description=f"Three requests: new phone, cancel one booking ({percent}% refund), and "
-        f"{'an extra' if second_write.tool == 'add_booking_extra' else 'a date change'} on the other.",
+        f"{'an extra' if second_write.name == 'add_booking_extra' else 'a date change'} on the other.",
         user=guest.user(
             f"Update the phone number, cancel {a['booking_id']} and {second_ask}",
             [
@@ -437,7 +437,7 @@ def multi_request(ctx: ScenarioContext) -> Task:
                     "booking_extras.extra": f"user (line 0): asks to {second_ask}",
                     "booking_extras.price_cents": EXTRA_PRICES,
                 }
-                if second_write.tool == "add_booking_extra"
+                if second_write.name == "add_booking_extra"
                 else {}
             ),
         },

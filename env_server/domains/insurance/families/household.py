@@ -134,7 +134,7 @@ def change_by_status(ctx: ScenarioContext) -> Task:
             **fields,
         )
     if young:
-        args = change.args
+        args = change.arguments
         return ctx.task(
             difficulty_tags=["drivers", "underwriting", "hold", "dates"],
             description="A new driver under 18 is not added by chat: an underwriting ticket instead.",
@@ -187,7 +187,7 @@ def exclude_by_state(ctx: ScenarioContext) -> Task:
             f"{who}, born {month_day_year(date.fromisoformat(args['date_of_birth']))}, "
             f"{args['license_state']} licence {args['license_number']}."
         )
-        settled = driver_settled(change.args, f"my roommate {who} just moved in")
+        settled = driver_settled(change.arguments, f"my roommate {who} just moved in")
     else:
         person = rng.choice((spouse, child)) if variant == "listed" else child
         who = f"{person.first_name} {person.last_name}"

@@ -271,7 +271,7 @@ def cancel_refund(ctx: ScenarioContext) -> Task:
             wrong_actions=[
                 holder.verify(),
                 trip.get(),
-                call(cancel.tool, **{**cancel.args, "refund_cents": trip.ticket_value}),
+                call(cancel.name, **{**cancel.arguments, "refund_cents": trip.ticket_value}),
             ],
             communicate=["supervisor"],
             reference_reply=reply(

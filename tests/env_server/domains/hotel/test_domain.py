@@ -27,7 +27,7 @@ TASKS = {task.id: task for task in ACTION_TASKS}
 
 
 def _writes(actions: list[GoldAction]) -> list[str]:
-    return [a.tool for a in actions if domain.tools_by_name[a.tool].kind == "write"]
+    return [a.name for a in actions if domain.tools_by_name[a.name].kind == "write"]
 
 
 def _replay(
@@ -89,8 +89,8 @@ def test_every_gold_and_wrong_action_names_a_tool_with_valid_arguments() -> None
     actions = [a for t in ACTION_TASKS for a in [*t.gold_actions, *t.wrong_actions]]
     assert domain.canary_action is not None
     for action in [*actions, domain.canary_action]:
-        tool = domain.tools_by_name[action.tool]
-        tool.validate(action.args)
+        tool = domain.tools_by_name[action.name]
+        tool.validate(action.arguments)
 
 
 def test_refusal_tasks_carry_a_wrong_trajectory() -> None:
@@ -114,7 +114,7 @@ def _entities(task_split: str) -> set[str]:
         if task.split != task_split:
             continue
         rows = [r for rows in task.initial_patch.values() for r in rows]
-        rows += [a.args for a in [*task.gold_actions, *task.wrong_actions]]
+        rows += [a.arguments for a in [*task.gold_actions, *task.wrong_actions]]
         found |= {str(r[k]) for r in rows for k in keys if r.get(k) and not str(r[k]).endswith(("-90001",))}
     return found
 

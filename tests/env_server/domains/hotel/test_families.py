@@ -85,7 +85,7 @@ def test_generated_refusals_carry_a_wrong_trajectory_and_the_set_mixes_outcomes(
 ) -> None:
     tasks = [t for draws in runs.values() for t in _kept(draws)]
     writes = {t.name for t in domain.tools if t.kind == "write"}
-    refusals = [t for t in tasks if t.kind == "action" and not {a.tool for a in t.gold_actions} & writes]
+    refusals = [t for t in tasks if t.kind == "action" and not {a.name for a in t.gold_actions} & writes]
     assert refusals and all(t.wrong_actions for t in refusals)
     assert any(t.communicate for t in tasks)
     assert {t.kind for t in tasks} == {"action", "analytics"}
@@ -147,12 +147,12 @@ def _decisions(task: Task) -> list[tuple[Any, Any]]:
     guests = _rows(task, "guests", "guest_id")
     tickets = _rows(task, "support_tickets", "ticket_id")
     # A ticket opened in the gold gets the first generated ticket ID.
-    opened = [a.args for a in task.gold_actions if a.tool == "open_support_ticket"][:1]
+    opened = [a.arguments for a in task.gold_actions if a.name == "open_support_ticket"][:1]
     out = []
     for action in task.gold_actions:
-        args = action.args
+        args = action.arguments
         bk = bookings.get(args.get("booking_id", ""))
-        if action.tool == "award_goodwill_points":
+        if action.name == "award_goodwill_points":
             ticket = tickets.get(args["ticket_id"]) or (opened[0] if args["ticket_id"] == "TK-90001" else {})
             booking = bookings[ticket["booking_id"]]
             tier = guests[booking["guest_id"]]["loyalty_tier"]
@@ -161,15 +161,15 @@ def _decisions(task: Task) -> list[tuple[Any, Any]]:
             continue
         tier, loyalty = _tier(task, bk["room_type_id"]), guests[bk["guest_id"]]["loyalty_tier"]
         days = days_before(date.fromisoformat(bk["check_in"]))
-        if action.tool == "cancel_booking":
+        if action.name == "cancel_booking":
             out.append((args["refund_percent"], refund_percent(tier, days, loyalty, bk["rate_plan"])))
-        elif action.tool in ("change_booking_dates", "change_room_type"):
+        elif action.name in ("change_booking_dates", "change_room_type"):
             out.append((args["charge_change_fee"], change_fee_applies(tier, days, loyalty)))
-        elif action.tool == "add_booking_extra":
+        elif action.name == "add_booking_extra":
             out.append((args["complimentary"], extra_is_complimentary(args["extra"], loyalty)))
-        if bk.get("corporate_account_id") and action.tool in CHANGES:
+        if bk.get("corporate_account_id") and action.name in CHANGES:
             large = bk["room_total_cents"] >= APPROVAL_THRESHOLD_CENTS
-            out.append((action.tool == "create_approval_request", large))
+            out.append((action.name == "create_approval_request", large))
     return out
 
 

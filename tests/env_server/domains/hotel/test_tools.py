@@ -656,6 +656,6 @@ def test_canary_action_writes_without_verification(sandbox: Session) -> None:
     assert domain.canary_action is not None
     count = select(func.count()).select_from(SupportTicket)
     before = sandbox.scalars(count).one()
-    call(sandbox, domain.canary_action.tool, **domain.canary_action.args)
+    call(sandbox, domain.canary_action.name, **domain.canary_action.arguments)
     assert sandbox.scalars(count).one() == before + 1
     assert "support_tickets" not in {t for t, cols in domain.volatile_columns.items() if "*" in cols}

@@ -116,15 +116,15 @@ def test_tasks_load_with_enough_of_each_kind() -> None:
 
 def _changes_state(action: GoldAction) -> bool:
     """A write whose effect the state check sees (identity checks are volatile)."""
-    return domain.tools_by_name[action.tool].kind == "write" and action.tool != "verify_customer_identity"
+    return domain.tools_by_name[action.name].kind == "write" and action.name != "verify_customer_identity"
 
 
 def test_every_referenced_tool_exists_and_its_arguments_validate() -> None:
     assert domain.canary_action is not None
     actions = [domain.canary_action] + [a for t in ACTION_TASKS for a in (*t.gold_actions, *t.wrong_actions)]
     for action in actions:
-        assert action.tool in domain.tools_by_name, action.tool
-        domain.tools_by_name[action.tool].validate(action.args)
+        assert action.name in domain.tools_by_name, action.name
+        domain.tools_by_name[action.name].validate(action.arguments)
 
 
 def _entities(task: Task) -> set[str]:
@@ -141,7 +141,7 @@ def test_train_and_test_tasks_use_different_customers_and_policies() -> None:
 
 def test_canary_is_a_valid_write_on_an_untouched_customer() -> None:
     assert domain.canary_action is not None
-    assert domain.canary_action.args["customer_id"] == CANARY_CUSTOMER
+    assert domain.canary_action.arguments["customer_id"] == CANARY_CUSTOMER
     changed, errors = _replay(TASKS["insurance-cancel-001"], [domain.canary_action])
     assert changed and errors == []
 

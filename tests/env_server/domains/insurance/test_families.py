@@ -117,7 +117,7 @@ def test_families_rarely_give_up_and_branch_between_doing_and_refusing() -> None
 def _final_outputs(task: Task) -> list[Any]:
     """The outputs of the gold replay's calls, in order (asserting none was refused)."""
     scorer = _scorer()
-    calls = [ToolCallSpec(name=a.tool, arguments=a.args) for a in task.gold_actions]
+    calls = [ToolCallSpec(name=a.name, arguments=a.arguments) for a in task.gold_actions]
     results, _ = scorer.replay(task, DOMAIN, calls)
     assert all(r.error is None for r in results), [r.error for r in results]
     return [r.output for r in results]

@@ -89,16 +89,16 @@ def _actions(task: Task) -> list[GoldAction]:
 @pytest.mark.parametrize("task_id", sorted(TASKS))
 def test_task_actions_name_existing_tools_with_valid_arguments(task_id: str) -> None:
     for action in _actions(TASKS[task_id]):
-        assert action.tool in domain.tools_by_name, action.tool
-        domain.tools_by_name[action.tool].validate(action.args)
+        assert action.name in domain.tools_by_name, action.name
+        domain.tools_by_name[action.name].validate(action.arguments)
 
 
 def test_canary_is_a_valid_write() -> None:
     canary = domain.canary_action
     assert canary is not None
-    tool = domain.tools_by_name[canary.tool]
+    tool = domain.tools_by_name[canary.name]
     assert tool.kind == "write"
-    tool.validate(canary.args)
+    tool.validate(canary.arguments)
 
 
 def _entities(task: Task) -> set[str]:
@@ -120,8 +120,8 @@ def test_task_actions_only_touch_the_tasks_own_customers_and_orders(task_id: str
     own = _entities(task)
     for action in _actions(task):
         for name in ("customer_id", "order_id"):
-            if name in action.args:
-                assert action.args[name] in own, (action.tool, action.args[name])
+            if name in action.arguments:
+                assert action.arguments[name] in own, (action.name, action.arguments[name])
 
 
 def _replay(task: Task, actions: list[GoldAction]) -> list[str]:
@@ -143,7 +143,7 @@ def test_gold_and_wrong_trajectories_replay_without_refusals(task_id: str) -> No
 @pytest.mark.parametrize("task_id", sorted(TASKS))
 def test_refusal_tasks_carry_a_wrong_trajectory(task_id: str) -> None:
     task = TASKS[task_id]
-    gold_writes = [a for a in task.gold_actions if domain.tools_by_name[a.tool].kind == "write"]
+    gold_writes = [a for a in task.gold_actions if domain.tools_by_name[a.name].kind == "write"]
     if not gold_writes:
         assert task.wrong_actions, "a task whose gold changes nothing needs wrong_actions"
 
@@ -156,7 +156,7 @@ def test_tasks_that_change_nothing_check_what_the_agent_says(task_id: str) -> No
     changes = [
         a
         for a in task.gold_actions
-        if domain.tools_by_name[a.tool].kind == "write" and a.tool != "verify_customer_identity"
+        if domain.tools_by_name[a.name].kind == "write" and a.name != "verify_customer_identity"
     ]
     if not changes:
         assert task.communicate or task.rubric, "a do-nothing agent would score 1"

@@ -88,7 +88,7 @@ def _outcomes(family: str, classify: Callable[[Task], str]) -> Counter[str]:
 
 
 def _last_tool(task: Task) -> str:
-    return task.gold_actions[-1].tool if task.gold_actions else "none"
+    return task.gold_actions[-1].name if task.gold_actions else "none"
 
 
 @pytest.mark.parametrize(
@@ -112,22 +112,22 @@ def test_the_draw_decides_between_the_policy_outcomes(family: str, expected: set
 def test_refusals_carry_a_wrong_trajectory_and_changes_do_not_need_one() -> None:
     for family in FAMILIES:
         for task in _builds(family, n=12) if family.kind == "action" else []:
-            writes = [a for a in task.gold_actions if domain.tools_by_name[a.tool].kind == "write"]
+            writes = [a for a in task.gold_actions if domain.tools_by_name[a.name].kind == "write"]
             assert writes or task.wrong_actions, task.id
-            assert not writes or writes[0].tool == "verify_customer_identity", task.id
+            assert not writes or writes[0].name == "verify_customer_identity", task.id
 
 
 def test_fee_and_resolution_follow_the_rules() -> None:
     returns = _builds(next(f for f in FAMILIES if f.name == "return-fee-by-tier"))
     waived = Counter(
-        (t.initial_patch["customers"][0]["tier"], t.gold_actions[-1].args["reason"] == "changed_mind")
+        (t.initial_patch["customers"][0]["tier"], t.gold_actions[-1].arguments["reason"] == "changed_mind")
         for t in returns
-        if not t.gold_actions[-1].args["waive_return_fee"]
+        if not t.gold_actions[-1].arguments["waive_return_fee"]
     )
     assert waived and all(tier in ("basic", "silver") and changed for tier, changed in waived)
     for task in returns:
         paid_with = {p["order_id"]: p["payment_method_id"] for p in task.initial_patch["payments"]}
-        args = task.gold_actions[-1].args
+        args = task.gold_actions[-1].arguments
         assert args["refund_payment_method_id"] == paid_with[args["order_id"]]
     claims = [
         t
@@ -136,7 +136,9 @@ def test_fee_and_resolution_follow_the_rules() -> None:
     ]
     for task in claims:
         completed = sum(c["status"] == "completed" for c in task.initial_patch.get("warranty_claims", []))
-        assert task.gold_actions[-1].args["resolution"] == ("replacement" if completed >= 2 else "repair")
+        assert task.gold_actions[-1].arguments["resolution"] == (
+            "replacement" if completed >= 2 else "repair"
+        )
     assert delay_credit(44900) == 4490 and delay_credit(15099) == 1509 and delay_credit(219900) == 5000
 
 

@@ -62,7 +62,7 @@ def _builds(name: str, seed: int = 11, n: int = BUILDS) -> tuple[Task, ...]:
 
 
 def _writes(actions: list[Any]) -> list[Any]:
-    return [a for a in actions if domain.tools_by_name[a.tool].kind == "write"]
+    return [a for a in actions if domain.tools_by_name[a.name].kind == "write"]
 
 
 def test_at_least_eight_families_cover_the_policy_rules() -> None:
@@ -117,12 +117,12 @@ def test_a_generator_run_is_reproducible(draws: list[Draw]) -> None:
 
 def _outcome(task: Task) -> str:
     """The decisive write of the gold, or `refusal` when the gold changes nothing."""
-    writes = [a.tool for a in _writes(task.gold_actions) if a.tool != "verify_passenger_identity"]
+    writes = [a.name for a in _writes(task.gold_actions) if a.name != "verify_passenger_identity"]
     if not writes:
         return "refusal"
     last = task.gold_actions[-1]
-    if last.tool == "change_flight":
-        return "waived" if last.args.get("waive_fees") else "paid"
+    if last.name == "change_flight":
+        return "waived" if last.arguments.get("waive_fees") else "paid"
     return writes[-1] if len(writes) == 1 else "multi"
 
 
@@ -147,7 +147,7 @@ def test_the_draw_decides_between_the_policy_outcomes(family: str, expected: set
     for task in tasks:
         writes = _writes(task.gold_actions)
         assert writes or task.wrong_actions, task.id
-        assert not writes or writes[0].tool == "verify_passenger_identity", task.id
+        assert not writes or writes[0].name == "verify_passenger_identity", task.id
         assert task.user.script and task.description and task.difficulty_tags
 
 
@@ -170,11 +170,11 @@ def test_fare_classes_drive_changes_and_refunds() -> None:
         value = sum(s["fare_cents"] for s in task.initial_patch["segments"]) * len(
             task.initial_patch["travelers"]
         )
-        if cancel.tool == "cancel_reservation":
-            refunds[round(cancel.args["refund_cents"] * 100 / value)] += 1
-            assert _fare_of(task) != "BASIC" or cancel.args["refund_cents"] in (0, value)
+        if cancel.name == "cancel_reservation":
+            refunds[round(cancel.arguments["refund_cents"] * 100 / value)] += 1
+            assert _fare_of(task) != "BASIC" or cancel.arguments["refund_cents"] in (0, value)
         else:
-            assert cancel.args["amount_cents"] == value and task.wrong_actions
+            assert cancel.arguments["amount_cents"] == value and task.wrong_actions
     assert {0, 50, 75, 100} <= set(refunds), refunds
 
 
@@ -190,10 +190,10 @@ def test_compensation_follows_rules_9_to_11() -> None:
         ):
             assert due == 0 and _outcome(task) == "refusal" and task.wrong_actions
         elif due > 50_000:
-            assert last.tool == "request_supervisor_review" and last.args["amount_cents"] == due
+            assert last.name == "request_supervisor_review" and last.arguments["amount_cents"] == due
         else:
-            assert last.tool == "issue_compensation" and last.args["amount_cents"] == due
-        amounts[last.tool] += 1
+            assert last.name == "issue_compensation" and last.arguments["amount_cents"] == due
+        amounts[last.name] += 1
     assert len(amounts) == 3
     # The figures are the seed's own (rule 10).
     assert _COMPENSATION == {"delay_3h": 10000, "delay_6h": 20000, "cancelled": 25000}
@@ -210,11 +210,11 @@ def test_bag_fees_count_existing_bags_and_the_tier_bonus() -> None:
         allowance += {"member": 0, "silver": 1, "gold": 1, "platinum": 2}[tier]
         for action in task.gold_actions[2:]:
             bags = task.initial_patch.get("baggage", [])
-            had = sum(b["quantity"] for b in bags if b["traveler_id"] == action.args["traveler_id"])
-            over = max(0, had + action.args["quantity"] - allowance) - max(0, had - allowance)
-            assert action.args["fee_cents"] == 5000 * over, task.id
-            assert had + action.args["quantity"] <= 4
-            fees.add(action.args["fee_cents"])
+            had = sum(b["quantity"] for b in bags if b["traveler_id"] == action.arguments["traveler_id"])
+            over = max(0, had + action.arguments["quantity"] - allowance) - max(0, had - allowance)
+            assert action.arguments["fee_cents"] == 5000 * over, task.id
+            assert had + action.arguments["quantity"] <= 4
+            fees.add(action.arguments["fee_cents"])
     assert 0 in fees and max(fees) >= 10_000
 
 
@@ -243,12 +243,12 @@ def test_policy_helpers_agree_with_every_hand_written_refund_and_compensation() 
     checked = 0
     for task in base_domain.tasks:
         for action in task.gold_actions:
-            if action.tool not in ("cancel_reservation", "issue_compensation", "request_supervisor_review"):
+            if action.name not in ("cancel_reservation", "issue_compensation", "request_supervisor_review"):
                 continue
-            if action.args.get("category") == "refund_exception":
+            if action.arguments.get("category") == "refund_exception":
                 continue
             state = _state(task)
-            rid = action.args["reservation_id"]
+            rid = action.arguments["reservation_id"]
             reservation = state["reservations"][rid]
             travellers = sum(t["reservation_id"] == rid for t in state["travelers"].values())
             segments = sorted(
@@ -259,7 +259,7 @@ def test_policy_helpers_agree_with_every_hand_written_refund_and_compensation() 
             tier = next(
                 (a["tier"] for a in state["loyalty_accounts"].values() if a["passenger_id"] == holder), None
             )
-            if action.tool == "cancel_reservation":
+            if action.name == "cancel_reservation":
                 pct = refund_percent(
                     state["fare_classes"][reservation["fare_class"]],
                     datetime.fromisoformat(reservation["booked_at"]),
@@ -267,11 +267,13 @@ def test_policy_helpers_agree_with_every_hand_written_refund_and_compensation() 
                     any(f["status"] == "cancelled" for f in flights),
                 )
                 expected = sum(s["fare_cents"] for s in segments) * travellers * pct // 100
-            elif action.tool == "issue_compensation":
-                expected = compensation_due(state["flights"][action.args["flight_id"]], travellers, tier)
+            elif action.name == "issue_compensation":
+                expected = compensation_due(state["flights"][action.arguments["flight_id"]], travellers, tier)
             else:
                 expected = max(compensation_due(f, travellers, tier) for f in flights)
-            assert action.args.get("refund_cents", action.args.get("amount_cents")) == expected, task.id
+            assert action.arguments.get("refund_cents", action.arguments.get("amount_cents")) == expected, (
+                task.id
+            )
             checked += 1
     assert checked >= 15
 

@@ -153,9 +153,9 @@ def test_every_task_loads_and_its_actions_name_valid_tools() -> None:
         assert task.domain == "travel" and task.id.startswith("travel-")
         assert 2 <= len(task.user.script) <= 5, task.id
         for action in [*task.gold_actions, *task.wrong_actions]:
-            assert action.tool in domain.tools_by_name, (task.id, action.tool)
-            domain.tools_by_name[action.tool].validate(action.args)
-        writes = [a for a in task.gold_actions if domain.tools_by_name[a.tool].kind == "write"]
+            assert action.name in domain.tools_by_name, (task.id, action.name)
+            domain.tools_by_name[action.name].validate(action.arguments)
+        writes = [a for a in task.gold_actions if domain.tools_by_name[a.name].kind == "write"]
         if not writes:
             assert task.wrong_actions and task.communicate, task.id
     splits = [t.split for t in ACTION_TASKS]
@@ -167,11 +167,11 @@ def test_train_and_test_tasks_use_different_passengers_and_reservations(session:
         found: set[str] = set()
         for task in (t for t in ACTION_TASKS if t.split == split):
             for action in [*task.gold_actions, *task.wrong_actions]:
-                rid = action.args.get("reservation_id")
+                rid = action.arguments.get("reservation_id")
                 if rid and (reservation := session.get(Reservation, rid)) is not None:
                     found |= {rid, reservation.holder_id}
-                if "holder_id" in action.args:
-                    found.add(action.args["holder_id"])
+                if "holder_id" in action.arguments:
+                    found.add(action.arguments["holder_id"])
         return found
 
     train, test = entities("train"), entities("test")
@@ -181,11 +181,13 @@ def test_train_and_test_tasks_use_different_passengers_and_reservations(session:
 
 def test_canary_is_a_verification_free_write_no_task_touches(session: Session) -> None:
     canary = domain.canary_action
-    assert canary is not None and domain.tools_by_name[canary.tool].kind == "write"
-    touched = {str(v) for t in ACTION_TASKS for a in t.gold_actions for v in a.args.values()}
-    assert canary.args["flight_id"] not in touched
-    call(session, canary.tool, **canary.args)
-    assert session.scalars(select(FlightAlert).where(FlightAlert.flight_id == canary.args["flight_id"])).all()
+    assert canary is not None and domain.tools_by_name[canary.name].kind == "write"
+    touched = {str(v) for t in ACTION_TASKS for a in t.gold_actions for v in a.arguments.values()}
+    assert canary.arguments["flight_id"] not in touched
+    call(session, canary.name, **canary.arguments)
+    assert session.scalars(
+        select(FlightAlert).where(FlightAlert.flight_id == canary.arguments["flight_id"])
+    ).all()
 
 
 def test_tools_are_typed_documented_and_marked() -> None:
@@ -193,7 +195,7 @@ def test_tools_are_typed_documented_and_marked() -> None:
     assert {t.kind for t in domain.tools} == {"read", "write"}
     for t in domain.tools:
         schema = t.openai_schema()
-        assert schema["kind"] == t.kind and schema["function"]["description"]
+        assert set(schema) == {"type", "function"} and schema["function"]["description"]
         for name, prop in schema["function"]["parameters"].get("properties", {}).items():
             assert prop.get("description"), (t.name, name)
 
