@@ -187,8 +187,10 @@ def main() -> None:
         runs["static"].append(run_static(world(*make), args, budget))
         runs["adaptive"].append(run_adaptive(world(*make), args, budget, seed))
     report: dict[str, object] = {"settings": vars(args) | {"json": None}, "budget_episodes": budget}
-    print(f"{args.seeds} seeds, {budget} episodes each, {args.families} families x {args.per_family} train tasks")
-    print(f"{'schedule':<10} {'informative groups':>26} {'episodes on 0-variance':>28} {'held-out after':>26}")
+    size = f"{args.families} families x {args.per_family} train tasks"
+    print(f"{args.seeds} seeds, {budget} episodes each, {size}")
+    header = f"{'schedule':<10} {'informative groups':>26} {'episodes on 0-variance':>28}"
+    print(f"{header} {'held-out after':>26}")
     for name, outcomes in runs.items():
         share = interval([o.informative_share for o in outcomes])
         wasted = interval([o.wasted_episodes / budget for o in outcomes])
