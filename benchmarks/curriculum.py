@@ -86,7 +86,10 @@ class World:
 def world(seed: int, families: int, per_family: int, held_per_family: int, lr: float) -> World:
     rng = random.Random(seed)
     skill = {f"f{i}": -5.0 + 6.0 * i / (families - 1) + rng.gauss(0, 0.3) for i in range(families)}
-    offset, family, train, held = {}, {}, [], []
+    offset: dict[str, float] = {}
+    family: dict[str, str] = {}
+    train: list[str] = []
+    held: list[str] = []
     for f in skill:
         for j in range(per_family + held_per_family):
             task = f"{f}-t{j:02d}"
@@ -134,7 +137,8 @@ def run_static(w: World, args: argparse.Namespace, budget: int) -> Outcome:
                 if attempt < args.replacements and spare:
                     task = spare.pop()
         per_step.append(step_informative / step_groups)
-    return Outcome(w.informative / w.groups, w.wasted, before, w.held_out_success(), len(pool), per_step)
+    share = w.informative / w.groups if w.groups else 0.0  # a budget the probe spent whole trains nothing
+    return Outcome(share, w.wasted, before, w.held_out_success(), len(pool), per_step)
 
 
 def run_adaptive(w: World, args: argparse.Namespace, budget: int, seed: int) -> Outcome:
