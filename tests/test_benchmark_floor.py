@@ -21,6 +21,7 @@ def floor(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> TestClient:
                 "domain": "hotel",
                 "system_prompt": "policy",
                 "tools": [],
+                "tool_kinds": {},
                 "first_message": "hi",
                 "user": "scripted",
             },
