@@ -11,7 +11,7 @@ import threading
 import uuid
 import weakref
 from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from typing import Any
 
 from env_server.domain import Domain
@@ -272,7 +272,9 @@ class EpisodeService:
             else Trajectory.of(steps)
         )
         answer = submitted_answer(trajectory.calls())
-        result = self.scorer.score(task, domain, actual, trajectory, answer)
+        result = self._with_credit(
+            task, domain, trajectory, self.scorer.score(task, domain, actual, trajectory, answer)
+        )
         return TrajectoryScore(**result.model_dump(), tool_results=results, ordered=trajectory.ordered)
 
     # -- helpers ---------------------------------------------------------------------------------------------
@@ -380,4 +382,15 @@ class EpisodeService:
             return ScoreResult(status="backend_error", reward=None, error=exc.message)
         trajectory = EpisodeLog(self.store.events(record.id)).trajectory()
         answer = submitted_answer(trajectory.calls())
-        return self.scorer.score(task, domain, actual, trajectory, answer)
+        return self._with_credit(
+            task, domain, trajectory, self.scorer.score(task, domain, actual, trajectory, answer)
+        )
+
+    def _with_credit(
+        self, task: Task, domain: Domain, trajectory: Trajectory, result: ScoreResult
+    ) -> ScoreResult:
+        """`result` with its per-call credit (a diagnostic: a backend error while crediting loses only it)."""
+        if result.status == "scored":
+            with suppress(BackendError):
+                result.credit = self.scorer.credit(task, domain, trajectory, result)
+        return result

@@ -55,3 +55,21 @@ def test_ignored_columns_do_not_count_and_determined_ones_do(client: TestClient)
 def test_a_silent_trajectory_scores_zero_even_on_a_refusal(client: TestClient) -> None:
     body = {"task_id": "toybank-refuse-frozen-002", "tool_calls": [], "messages": []}
     assert client.post("/v1/score", json=body).json()["reward"] == 0
+
+
+def test_every_score_records_its_grading_version(client: TestClient) -> None:
+    from env_server.scoring.scorer import SCORER_VERSION
+
+    registry = client.app.state.registry  # type: ignore[attr-defined]
+    task = registry.task("toybank-transfer-001")
+    body = {"task_id": task.id, "tool_calls": GOLD, "messages": []}
+    grading = client.post("/v1/score", json=body).json()["grading"]
+    assert grading == {
+        "task_fingerprint": task.fingerprint,
+        "domain_fingerprint": registry.domain("toybank").fingerprint,
+        "scorer_version": SCORER_VERSION,
+        "judge_model": "",  # no rubric question: no judge graded it
+        "judge_prompt_version": "",
+    }
+    openapi = client.get("/openapi.json").json()["components"]["schemas"]
+    assert "grading" in openapi["ScoreResult"]["properties"] and "GradingVersion" in openapi
