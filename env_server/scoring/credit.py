@@ -240,7 +240,9 @@ def _first_deviation(
     history: dict[_Item, list[_Change]] = defaultdict(list)
     for change in changes:
         history[change.item].append(change)
-    best: tuple[int, str] | None = None
+    best: tuple[int, int, str] | None = (
+        None  # the earliest call; within it a wrong value before a side effect
+    )
     for item, label in status.items():
         if label not in ("wrong", "collateral") or item not in history:
             continue
@@ -248,10 +250,11 @@ def _first_deviation(
         on = [_on_course(c, expected, initial, ignored) for c in steps]
         last_on = max((i for i, ok in enumerate(on) if ok), default=-1)
         culprit = steps[last_on + 1]
-        if best is None or culprit.call < best[0]:
-            best = (culprit.call, _reason(culprit, label, expected))
+        rank = (culprit.call, int(label != "wrong"))
+        if best is None or rank < best[:2]:
+            best = (*rank, _reason(culprit, label, expected))
     if best is not None:
-        return Deviation(kind="call", call_index=best[0], reason=best[1])
+        return Deviation(kind="call", call_index=best[0], reason=best[2])
     missing = next((e for e in diff if e.kind == "missing"), None)
     if missing is not None:
         where = f"{missing.table} {missing.key}" + (f".{missing.column}" if missing.column else "")
@@ -270,7 +273,11 @@ def _first_deviation(
 def _on_course(
     change: _Change, expected: StateChanges, initial: Snapshot, ignored: Mapping[str, frozenset[str]]
 ) -> bool:
-    """Whether, right after this change, its item is where the gold puts it (or, unwanted, untouched)."""
+    """Whether, right after this change, the gold outcome is reachable for its item without undoing it.
+
+    That is: a column is at its expected value or still at its initial one, a removal is expected, a new
+    row is one of the expected ones.
+    """
     item = change.item
     exp = expected.get(item.table, TableChanges())
     if change.op == "removed":
@@ -281,8 +288,8 @@ def _on_course(
         wanted = {_canonical(r) for r in exp.added}
         return _canonical(change.after) in wanted
     goal = exp.updated.get(item.key, {}).get(item.column)
-    if goal is not None:
-        return bool(change.after == goal[1])
+    if goal is not None:  # done, or not yet begun (put back where it started)
+        return change.after in (goal[1], goal[0])
     start = _strip(initial.tables.get(item.table, {}).get(item.key), ignored.get(item.table, frozenset()))
     return start is None or start.get(item.column) == change.after
 
