@@ -310,3 +310,66 @@ def sandboxes_prune(
         f"{len(report.surplus_slots)} free slots and {len(report.orphaned_slots)} orphaned slots; kept "
         f"{report.kept_slots} free slots and {report.held_slots} held by episodes"
     )
+
+
+def regrade(
+    run_dir: Annotated[
+        Path, typer.Argument(help="Run directory holding results.jsonl (or the .jsonl file).")
+    ],
+    tasks_dir: TasksDirOption = None,
+    out: Annotated[
+        Path | None,
+        typer.Option("--out", help="Write the re-graded results to OUT/results.jsonl (a new run directory)."),
+    ] = None,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print the full report (with scores) as JSON.")
+    ] = False,
+) -> None:
+    """Re-score a run's stored episodes against today's tasks and scorer; say which trials moved and why.
+
+    The episodes' event logs come from the control-plane store (GROUNDSTATE_STORE_URL) and replay on a
+    fresh sandbox of either backend (GROUNDSTATE_SANDBOX_URL); no policy and no simulated user run. The
+    stored scores and results are left as they were.
+    """
+    from env_server.app import build_service
+    from env_server.episodes.regrade import regrade as regrade_run
+    from env_server.episodes.regrade import updated_trial
+    from shared.results import read_results, results_path
+
+    try:
+        stored = read_results(run_dir)
+    except (FileNotFoundError, ValueError) as exc:
+        console.print(f"[red]{exc}[/red]", soft_wrap=True)
+        raise typer.Exit(1) from exc
+    if out is not None and results_path(out).exists():
+        console.print(f"[red]{results_path(out)} exists; give a new run directory[/red]", soft_wrap=True)
+        raise typer.Exit(1)
+    service = build_service(_settings(tasks_dirs=tasks_dir or None), _registry(tasks_dir))
+    try:
+        report = regrade_run(service, stored)
+    finally:
+        service.sandboxes.close()
+        service.store.engine.dispose()
+    if out is not None:
+        lines = [
+            updated_trial(r, t.score) if t.score is not None and t.score.status == "scored" else r
+            for r, t in zip(stored, report.trials, strict=True)
+        ]
+        results_path(out).parent.mkdir(parents=True, exist_ok=True)
+        results_path(out).write_text("".join(r.model_dump_json() + "\n" for r in lines), encoding="utf-8")
+    if as_json:
+        typer.echo(report.model_dump_json(indent=2))
+        return
+    rows = [
+        [t.task_id, str(t.trial), t.outcome, f"{t.old_reward} -> {t.new_reward}", "; ".join(t.why)]
+        for t in report.trials
+        if t.outcome != "unchanged"
+    ]
+    if rows:
+        header = ["task", "trial", "outcome", "reward", "why"]
+        console.print(fit_table(console, header, rows, title=f"re-graded {run_dir}", wrap=["why"]))
+    console.print(
+        f"{len(report.trials)} trials: {report.unchanged} unchanged, {report.moved} moved, "
+        f"{report.changed} changed (same reward), {report.skipped} skipped"
+        + (f" -> {results_path(out)}" if out is not None else "")
+    )

@@ -95,6 +95,7 @@ app = typer.Typer(
     pretty_exceptions_show_locals=False,
 )
 app.command("serve")(server_cli.serve)
+app.command("regrade")(server_cli.regrade)
 app.add_typer(server_cli.db_app, name="db")
 app.add_typer(server_cli.tasks_app, name="tasks")
 app.add_typer(server_cli.sandboxes_app, name="sandboxes")
