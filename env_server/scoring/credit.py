@@ -243,7 +243,7 @@ def _first_deviation(
     best: tuple[int, int, str] | None = (
         None  # the earliest call; within it a wrong value before a side effect
     )
-    for item, label in status.items():
+    for item, label in sorted(status.items(), key=lambda s: (s[0].table, str(s[0].key), s[0].column or "")):
         if label not in ("wrong", "collateral") or item not in history:
             continue
         steps = history[item]
