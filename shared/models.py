@@ -246,6 +246,27 @@ class ScoreResult(WireModel):
     )
 
 
+class BlameResult(WireModel):
+    """Whose fault a failed episode played with the LLM user is: the agent's or the simulated user's.
+
+    Decided by replaying the agent's turns against the scripted user and by reading the user's mistakes off
+    its transcript (docs/diagnostics.md).
+    """
+
+    episode_id: str
+    task_id: str
+    verdict: Literal["agent", "user", "undecided", "not-blamed"] = Field(
+        description="agent: its own calls or messages lose the reward; user: the simulated user's words or "
+        "mistakes do; undecided: evidence both ways; not-blamed: a success, a backend error, a scripted user."
+    )
+    reason: str = Field(description="The deciding evidence, in words.")
+    user_evidence: list[str] = Field(default_factory=list, description="The simulated user's mistakes.")
+    agent_evidence: list[str] = Field(default_factory=list, description="The agent's own deviations.")
+    scripted_reward: int | None = Field(
+        default=None, description="The reward of the agent's turns with the scripted user's lines."
+    )
+
+
 class EpisodeEvent(WireModel):
     """One persisted event of an episode."""
 

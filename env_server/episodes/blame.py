@@ -28,48 +28,26 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from typing import Literal
-
-from pydantic import Field
 
 from env_server.domain import Domain
 from env_server.episodes.log import EpisodeLog
 from env_server.episodes.service import EpisodeService
-from env_server.errors import NotFoundError
+from env_server.errors import NotFoundError, UnknownEpisodeError
 from env_server.scoring.consent import says_yes
 from env_server.scoring.scorer import submitted_answer
 from env_server.scoring.trajectory import Message, Step, Trajectory
 from env_server.store.events import UserMessageEvent
 from env_server.users.base import TranscriptMessage
 from env_server.users.scripted import ScriptedUser
-from shared.models import ScoreResult, ToolCallSpec, WireModel
+from shared.models import BlameResult, ScoreResult, ToolCallSpec, WireModel
 from shared.results import TrialResult
 from shared.tasks import Task
-
-Verdict = Literal["agent", "user", "undecided", "not-blamed"]
 
 #: A simulated customer speaking as the assistant or as a model has broken its persona.
 PERSONA_BREAK = re.compile(
     r"(?i)\b(?:as an ai|language model|how (?:can|may) i (?:help|assist) you|i am (?:an?|the) "
     r"(?:ai|assistant|agent)|i'?m (?:an?|the) (?:ai|assistant|agent))\b"
 )
-
-
-class BlameResult(WireModel):
-    """Whose fault one failed episode is, with the evidence."""
-
-    episode_id: str
-    task_id: str
-    verdict: Verdict = Field(
-        description="agent: its own calls or messages lose the reward; user: the simulated user's words or "
-        "mistakes do; undecided: evidence both ways; not-blamed: a success, a backend error, a scripted user."
-    )
-    reason: str = Field(description="The deciding evidence, in words.")
-    user_evidence: list[str] = Field(default_factory=list, description="The simulated user's mistakes.")
-    agent_evidence: list[str] = Field(default_factory=list, description="The agent's own deviations.")
-    scripted_reward: int | None = Field(
-        default=None, description="The reward of the agent's turns with the scripted user's lines."
-    )
 
 
 class BlameReport(WireModel):
@@ -83,12 +61,19 @@ class BlameReport(WireModel):
 
 
 def blame_run(service: EpisodeService, results: Iterable[TrialResult]) -> BlameReport:
-    """Blame every failed trial of a run (those with an episode id the store holds)."""
-    found = [
-        blame_episode(service, r.episode_id)
-        for r in results
-        if r.status == "scored" and r.reward == 0 and r.episode_id is not None
-    ]
+    """Blame every failed trial of a run that names its episode (one the store lacks is not blamed)."""
+    found = []
+    for r in results:
+        if r.status != "scored" or r.reward != 0 or r.episode_id is None:
+            continue
+        try:
+            found.append(blame_episode(service, r.episode_id))
+        except NotFoundError as exc:
+            found.append(
+                BlameResult(
+                    episode_id=r.episode_id, task_id=r.task_id, verdict="not-blamed", reason=exc.message
+                )
+            )
     count = {v: sum(1 for b in found if b.verdict == v) for v in ("agent", "user", "undecided", "not-blamed")}
     return BlameReport(
         episodes=found,
@@ -100,17 +85,17 @@ def blame_run(service: EpisodeService, results: Iterable[TrialResult]) -> BlameR
 
 
 def blame_episode(service: EpisodeService, episode_id: str) -> BlameResult:
-    """Blame one stored episode (its score is computed again from its event log, with credit)."""
+    """Blame one stored episode (its score is computed again from its event log, with credit).
+
+    Raises:
+        UnknownEpisodeError: The store holds no such episode.
+        UnknownTaskError: Its task is no longer served.
+    """
     record = service.store.episode(episode_id, include_disposed=True)
     if record is None:
-        return BlameResult(
-            episode_id=episode_id, task_id="", verdict="not-blamed", reason="the store holds no such episode"
-        )
+        raise UnknownEpisodeError(f"unknown episode '{episode_id}'", field="episode_id")
+    score, _ = service.rescore(episode_id)
     base = BlameResult(episode_id=episode_id, task_id=record.task_id, verdict="not-blamed", reason="")
-    try:
-        score, _ = service.rescore(episode_id)
-    except NotFoundError as exc:
-        return base.model_copy(update={"reason": exc.message})
     if score.status != "scored" or score.reward == 1:
         return base.model_copy(update={"reason": "not a failure" if score.reward == 1 else "a backend error"})
     if record.user_kind != "llm":

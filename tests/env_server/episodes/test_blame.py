@@ -5,16 +5,19 @@ is played, stored and scored exactly as with a model behind it."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
+from typer.testing import CliRunner
 
 from env_server.app import create_app
 from env_server.domain.registry import DomainRegistry
 from env_server.episodes.blame import BlameResult, blame_episode
 from env_server.settings import Settings
 from env_server.users.base import SimulatedUser, TranscriptMessage, UserTurn
+from shared.results import TrialResult
 from shared.tasks import Task
 from tests.factories import call, start_episode
 from tests.toy_domain import domain as toy_domain
@@ -161,3 +164,43 @@ def test_an_episode_with_the_scripted_user_is_not_blamed(app_client: TestClient)
     app_client.post(f"/v1/episodes/{episode}/score")
     blame = blame_episode(app_client.app.state.episodes, episode)  # type: ignore[attr-defined]
     assert blame.verdict == "not-blamed" and "scripted" in blame.reason
+
+
+def test_the_api_blames_and_names_an_unknown_episode(app_client: TestClient) -> None:
+    lines = [TOY_OPEN, "Never mind, bye."]
+    app_client.app.state.episodes.users["llm"] = TranscriptUser(lines)  # type: ignore[attr-defined]
+    episode = start_episode(app_client, "toybank-transfer-001", user="llm")
+    app_client.post(f"/v1/episodes/{episode}/messages", json={"content": "Which account is yours?"})
+    app_client.post(f"/v1/episodes/{episode}/score")
+    body = app_client.get(f"/v1/episodes/{episode}/blame").json()
+    assert body["verdict"] == "user" and body["reason"].startswith("stopped early")
+    missing = app_client.get("/v1/episodes/nope/blame")
+    assert missing.status_code == 404 and missing.json()["error"]["field"] == "episode_id"
+
+
+def test_the_blame_command_counts_a_runs_failures(
+    tmp_path: Path, toy_site: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from groundstate.cli import app
+
+    settings = Settings(store_url=f"sqlite:///{tmp_path}/store.db", sandbox_url="sqlite://")
+    with TestClient(create_app(settings, registry=DomainRegistry([toy_domain]))) as client:
+        client.app.state.episodes.users["llm"] = TranscriptUser([TOY_OPEN, "Never mind, bye."])  # type: ignore[attr-defined]
+        episode = start_episode(client, "toybank-transfer-001", user="llm")
+        client.post(f"/v1/episodes/{episode}/messages", json={"content": "Which account is yours?"})
+        client.post(f"/v1/episodes/{episode}/score")
+    line = TrialResult(
+        task_id="toybank-transfer-001",
+        domain="toybank",
+        split="test",
+        trial=0,
+        policy="p",
+        status="scored",
+        reward=0,
+        episode_id=episode,
+    )
+    (tmp_path / "results.jsonl").write_text(line.model_dump_json() + "\n")
+    monkeypatch.setenv("GROUNDSTATE_STORE_URL", settings.store_url)
+    result = CliRunner().invoke(app, ["blame", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    assert "1 failures: 0 agent, 1 user, 0 undecided, 0 not blamed" in result.output
