@@ -84,6 +84,14 @@ def blame(
         Path, typer.Argument(help="Run directory holding results.jsonl (or the .jsonl file).")
     ],
     tasks_dir: TasksDirOption = None,
+    out: Annotated[
+        Path | None,
+        typer.Option(
+            "--out",
+            help="Write the results with each failure's blame to OUT/results.jsonl (a new run directory); "
+            "`groundstate metrics OUT` then shows pass@1 without the user-caused failures apart.",
+        ),
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the full report as JSON.")] = False,
 ) -> None:
     """Blame each failed LLM-user episode of a run on the agent or the simulated user, with the evidence.
@@ -93,19 +101,27 @@ def blame(
     """
     from env_server.app import build_service
     from env_server.episodes.blame import blame_run
-    from shared.results import read_results
+    from shared.results import read_results, results_path
 
     try:
         stored = read_results(run_dir)
     except (FileNotFoundError, ValueError) as exc:
         console.print(f"[red]{exc}[/red]", soft_wrap=True)
         raise typer.Exit(1) from exc
+    if out is not None and results_path(out).exists():
+        console.print(f"[red]{results_path(out)} exists; give a new run directory[/red]", soft_wrap=True)
+        raise typer.Exit(1)
     service = build_service(_settings(tasks_dirs=tasks_dir or None), _registry(tasks_dir))
     try:
         report = blame_run(service, stored)
     finally:
         service.sandboxes.close()
         service.store.engine.dispose()
+    if out is not None:
+        verdicts = {b.episode_id: b.verdict for b in report.episodes if b.verdict != "not-blamed"}
+        lines = [r.model_copy(update={"blame": verdicts.get(r.episode_id or "")}) for r in stored]
+        results_path(out).parent.mkdir(parents=True, exist_ok=True)
+        results_path(out).write_text("".join(r.model_dump_json() + "\n" for r in lines), encoding="utf-8")
     if as_json:
         typer.echo(report.model_dump_json(indent=2))
         return

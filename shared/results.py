@@ -127,6 +127,9 @@ class TrialResult(StrictModel):
     """What the score was graded against (task and domain fingerprints, scorer version, judge); null for a
     backend error and for results written before grading versions existed. Metrics refuse to pool results
     of different grading versions (see `grading_conflicts`)."""
+    blame: Literal["agent", "user", "undecided"] | None = None
+    """For a failure played with the LLM user, whose fault it was (`groundstate blame RUN --out`): metrics
+    then report pass@1 without the user-caused failures apart. Null when not blamed."""
 
     @model_validator(mode="after")
     def _reward_matches_status(self) -> TrialResult:

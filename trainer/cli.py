@@ -103,6 +103,10 @@ def _metrics_table(console: Console, metrics: Metrics, title: str) -> Renderable
 def _print_metrics(metrics: Metrics, name: str) -> None:
     console = Console()
     console.print(_metrics_table(console, metrics, f"{name} (k = {metrics.k})"))
+    if metrics.without_user_failures is not None:
+        apart = metrics.without_user_failures
+        title = f"without the failures blamed on the simulated user (k = {apart.k})"
+        console.print(_metrics_table(console, apart, title))
     if metrics.best_of_n is not None:
         best = metrics.best_of_n
         console.print(_metrics_table(console, best, f"best-of-{best.samples_per_trial} (k = {best.k})"))

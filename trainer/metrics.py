@@ -165,6 +165,9 @@ class Metrics(GroupMetrics):
     """N for the best-of-N section (the largest sample index); null for single-sample metrics."""
     best_of_n: Metrics | None = None
     """Metrics of the best-of-N trials (`sample > 0`); null when the run has none."""
+    without_user_failures: Metrics | None = None
+    """The same metrics with the failures blamed on the simulated user (`TrialResult.blame == "user"`) left
+    out of every denominator, like backend errors; null when no failure is blamed on the user."""
 
 
 def bootstrap_interval(
@@ -312,6 +315,11 @@ def compute_metrics(
         if conflicts:
             raise MixedGradingError(conflicts)
     metrics = _metrics_of(tally_tasks(records), k=k, pricing=pricing, resamples=resamples, seed=seed)
+    if any(r.blame == "user" for r in records):
+        agents = [r for r in records if r.blame != "user"]
+        metrics.without_user_failures = _metrics_of(
+            tally_tasks(agents), k=metrics.k, pricing=pricing, resamples=resamples, seed=seed
+        )
     if any(r.sample > 0 for r in records):
         best = _metrics_of(
             tally_tasks(records, best_of_n=True), k=k, pricing=pricing, resamples=resamples, seed=seed

@@ -340,3 +340,18 @@ def test_metrics_cli_says_why_it_refuses_and_pools_when_told(tmp_path: Path) -> 
     pooled = CliRunner().invoke(app, ["metrics", str(tmp_path), "--json", "--pool-grading-versions"])
     assert pooled.exit_code == 0, pooled.output
     assert "warning: pooled despite different grading versions" in pooled.output
+
+
+def test_failures_blamed_on_the_user_are_reported_apart() -> None:
+    run = [
+        make_result("t-1", 1),
+        make_result("t-1", 0, trial=1, blame="user"),
+        make_result("t-2", 0, blame="agent"),
+        make_result("t-2", 1, trial=1),
+    ]
+    metrics = compute_metrics(run)
+    assert metrics.pass_at_1 == pytest.approx(0.5)  # every failure counts here
+    apart = metrics.without_user_failures
+    assert apart is not None and apart.pass_at_1 == pytest.approx((1 + 0.5) / 2)  # t-1: 1/1, t-2: 1/2
+    assert apart.pass_at_1_ci95 is not None
+    assert compute_metrics(run[2:]).without_user_failures is None  # nothing blamed on the user

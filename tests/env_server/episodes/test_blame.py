@@ -17,7 +17,7 @@ from env_server.domain.registry import DomainRegistry
 from env_server.episodes.blame import BlameResult, blame_episode
 from env_server.settings import Settings
 from env_server.users.base import SimulatedUser, TranscriptMessage, UserTurn
-from shared.results import TrialResult
+from shared.results import TrialResult, read_results
 from shared.tasks import Task
 from tests.factories import call, start_episode
 from tests.toy_domain import domain as toy_domain
@@ -201,6 +201,7 @@ def test_the_blame_command_counts_a_runs_failures(
     )
     (tmp_path / "results.jsonl").write_text(line.model_dump_json() + "\n")
     monkeypatch.setenv("GROUNDSTATE_STORE_URL", settings.store_url)
-    result = CliRunner().invoke(app, ["blame", str(tmp_path)])
+    result = CliRunner().invoke(app, ["blame", str(tmp_path), "--out", str(tmp_path / "blamed")])
     assert result.exit_code == 0, result.output
     assert "1 failures: 0 agent, 1 user, 0 undecided, 0 not blamed" in result.output
+    assert [r.blame for r in read_results(tmp_path / "blamed")] == ["user"]
