@@ -44,9 +44,10 @@ from shared.results import TrialResult
 from shared.tasks import Task
 
 #: A simulated customer speaking as the assistant or as a model has broken its persona.
+_STAFF = r"(?:ai|(?:customer service |support )?(?:assistant|agent|representative))"
 PERSONA_BREAK = re.compile(
-    r"(?i)\b(?:as an ai|language model|how (?:can|may) i (?:help|assist) you|i am (?:an?|the) "
-    r"(?:ai|assistant|agent)|i'?m (?:an?|the) (?:ai|assistant|agent))\b"
+    rf"(?i)\b(?:as an ai|language model|how (?:can|may) i (?:help|assist) you|(?:i am|i'?m) (?:an?|the) "
+    rf"{_STAFF}|as an? {_STAFF})\b"
 )
 
 

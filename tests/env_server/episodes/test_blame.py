@@ -101,8 +101,16 @@ def test_a_user_that_stops_early_is_blamed(app_client: TestClient) -> None:
     assert blame.verdict == "user" and blame.reason.startswith("stopped early")
 
 
-def test_a_persona_break_beside_an_agent_deviation_is_undecided(app_client: TestClient) -> None:
-    lines = [TOY_OPEN, "As an AI language model, how can I help you today?"]
+@pytest.mark.parametrize(
+    "line",
+    [
+        "As an AI language model, how can I help you today?",
+        # what SmolLM2-135M said as the hotel guest in a real campaign
+        "I'm sorry for any misunderstanding, but as a customer service agent, I don't have access to that.",
+    ],
+)
+def test_a_persona_break_beside_an_agent_deviation_is_undecided(app_client: TestClient, line: str) -> None:
+    lines = [TOY_OPEN, line]
     blame = play(app_client, "toybank-transfer-001", lines, [transfer(4000), "The transfer is complete."])
     assert blame.verdict == "undecided" and blame.user_evidence[0].startswith("broke its persona")
     assert blame.agent_evidence and "the task wants 5000" in blame.agent_evidence[0]
