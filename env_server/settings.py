@@ -108,7 +108,7 @@ class Settings(BaseSettings):
     mcp_allowed_hosts: list[str] | None = Field(
         default=None,
         description="`Host` headers the MCP endpoint accepts (DNS-rebinding protection): `name` or `name:*` "
-        "(any port); `[\"*\"]` accepts any host. Default: loopback names on a loopback bind address; any "
+        '(any port); `["*"]` accepts any host. Default: loopback names on a loopback bind address; any '
         "host otherwise, where the required API key is what keeps a rebound browser page out.",
     )
 

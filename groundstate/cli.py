@@ -17,6 +17,7 @@ from typer import _click as click  # Typer vendors Click; its groups take its ow
 from typer.core import TyperCommand, TyperGroup
 
 from env_server import cli as server_cli
+from env_server import diagnostics
 
 
 class TrainerCommand(NamedTuple):
@@ -96,6 +97,8 @@ app = typer.Typer(
     pretty_exceptions_show_locals=False,
 )
 app.command("serve")(server_cli.serve)
+app.command("regrade")(diagnostics.regrade)
+app.command("blame")(diagnostics.blame)
 app.add_typer(server_cli.db_app, name="db")
 app.add_typer(server_cli.tasks_app, name="tasks")
 app.add_typer(server_cli.sandboxes_app, name="sandboxes")

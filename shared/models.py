@@ -152,6 +152,100 @@ class Check(WireModel):
     detail: str = ""
 
 
+class GradingVersion(WireModel):
+    """What a score was graded against; two scores compare only when their grading versions agree.
+
+    A task corrected after a run, a scorer rule added, or another judge would change a reward without the
+    agent doing anything differently: metrics refuse to pool scores of different grading versions, and
+    `groundstate regrade` names which part moved.
+    """
+
+    task_fingerprint: str = Field(
+        description="Hash of the task's content (gold, patch, questions): `Task.fingerprint`.",
+        examples=["3f9c2a7d1e0b4c88"],
+    )
+    domain_fingerprint: str = Field(
+        description="Hash of the domain's tables and seeded rows: the initial state the task builds on.",
+        examples=["a41be0c95d2f7713"],
+    )
+    scorer_version: str = Field(
+        description="The scoring rules' version (`env_server.scoring.scorer.SCORER_VERSION`), bumped "
+        "when a rule changes.",
+        examples=["scorer-v1"],
+    )
+    judge_model: str = Field(
+        default="", description="The rubric judge's model; empty when the task has no rubric question."
+    )
+    judge_prompt_version: str = Field(default="", description="The judge prompt's version; empty likewise.")
+
+
+ChangeLabel = Literal["needed", "wrong", "collateral", "undone"]
+CreditLabel = Literal["needed", "wrong", "collateral", "undone", "no-effect"]
+
+
+class RowChange(WireModel):
+    """One change a tool call made: a row added or removed, or one column of a row updated."""
+
+    table: str = Field(examples=["bookings"])
+    key: str = Field(
+        description="The row's primary key as text; for a new row the id the episode generated.",
+        examples=["BK-20417", "TR-90001"],
+    )
+    op: Literal["added", "updated", "removed"]
+    column: str | None = Field(default=None, description="The updated column; null for a whole row.")
+    before: Any = Field(default=None, description="The column's (or row's) value before the call.")
+    after: Any = Field(default=None, description="The column's (or row's) value after the call.")
+    label: ChangeLabel = Field(
+        description="needed: part of the expected outcome with the expected value; wrong: the right row or "
+        "column with another value; collateral: a change the task does not want; undone: overwritten by a "
+        "later call, or put back to its initial value."
+    )
+
+
+class CallCredit(WireModel):
+    """What one tool call of the episode did to the expected outcome."""
+
+    index: int = Field(ge=0, description="The call's position among the episode's tool calls, from 0.")
+    name: str = Field(examples=["modify_booking"])
+    label: CreditLabel = Field(
+        description="The worst label of its changes (wrong, collateral, needed, undone); no-effect when it "
+        "changed nothing (a read, a refused call, a write of the same values)."
+    )
+    changes: list[RowChange] = Field(default_factory=list)
+
+
+class Deviation(WireModel):
+    """Where a failed episode first went wrong for good."""
+
+    kind: Literal["call", "missing", "check"] = Field(
+        description="call: the first call after which the expected outcome could no longer be reached "
+        "without undoing a change the agent never undid; missing: nothing went off course but the episode "
+        "stopped without an expected change; check: the state was right and another check failed."
+    )
+    call_index: int | None = Field(
+        default=None,
+        description="The call (its `index`): the deviating call, the write made before the user's yes "
+        "(consent) or the last `submit_answer` (answer); null otherwise.",
+    )
+    check: str | None = Field(default=None, description="The failed check, for kind `check`.")
+    reason: str = Field(description="What went wrong, in words.")
+
+
+class Credit(WireModel):
+    """Per-call credit: which call made which change, and how each change relates to the expected outcome.
+
+    A diagnostic: it never changes the reward.
+    """
+
+    version: Literal["credit-v1"] = Field(
+        default="credit-v1", description="The credit format and rules; a change of either bumps it."
+    )
+    calls: list[CallCredit] = Field(description="Every tool call of the episode, in order.")
+    first_deviation: Deviation | None = Field(
+        default=None, description="Where a failed episode first went wrong for good; null for a success."
+    )
+
+
 class ScoreResult(WireModel):
     """The verdict on an episode or trajectory."""
 
@@ -164,6 +258,37 @@ class ScoreResult(WireModel):
     user_prompt_version: str = ""
     judge_model: str = Field(default="", description="The judge's model, when rubric questions were asked.")
     judge_prompt_version: str = ""
+    grading: GradingVersion | None = Field(
+        default=None,
+        description="What the score was graded against (task, domain, scorer, judge); null for a "
+        "backend_error and for scores stored before grading versions existed.",
+    )
+    credit: Credit | None = Field(
+        default=None,
+        description="Per-call credit (a diagnostic, versioned); null for a backend_error and for scores "
+        "stored before it existed.",
+    )
+
+
+class BlameResult(WireModel):
+    """Whose fault a failed episode played with the LLM user is: the agent's or the simulated user's.
+
+    Decided by replaying the agent's turns against the scripted user and by reading the user's mistakes off
+    its transcript (docs/diagnostics.md).
+    """
+
+    episode_id: str
+    task_id: str
+    verdict: Literal["agent", "user", "undecided", "not-blamed"] = Field(
+        description="agent: its own calls or messages lose the reward; user: the simulated user's words or "
+        "mistakes do; undecided: evidence both ways; not-blamed: a success, a backend error, a scripted user."
+    )
+    reason: str = Field(description="The deciding evidence, in words.")
+    user_evidence: list[str] = Field(default_factory=list, description="The simulated user's mistakes.")
+    agent_evidence: list[str] = Field(default_factory=list, description="The agent's own deviations.")
+    scripted_reward: int | None = Field(
+        default=None, description="The reward of the agent's turns with the scripted user's lines."
+    )
 
 
 class EpisodeEvent(WireModel):

@@ -33,6 +33,7 @@ from typing import Literal
 
 from pydantic import Field, ValidationError, model_validator
 
+from shared.models import GradingVersion
 from shared.strict_model import StrictModel
 from shared.tasks import Split
 
@@ -43,6 +44,7 @@ __all__ = [
     "DiffKind",
     "TrialResult",
     "TrialStatus",
+    "grading_conflicts",
     "latest_per_key",
     "read_results",
     "results_path",
@@ -121,6 +123,13 @@ class TrialResult(StrictModel):
     """The state differences that made the state check fail; empty when the state matched."""
     failed_checks: list[CheckOutcome] = Field(default_factory=list)
     """The checks that failed (state, communicate, rubric judge…); empty for a success."""
+    grading: GradingVersion | None = None
+    """What the score was graded against (task and domain fingerprints, scorer version, judge); null for a
+    backend error and for results written before grading versions existed. Metrics refuse to pool results
+    of different grading versions (see `grading_conflicts`)."""
+    blame: Literal["agent", "user", "undecided"] | None = None
+    """For a failure played with the LLM user, whose fault it was (`groundstate blame RUN --out`): metrics
+    then report pass@1 without the user-caused failures apart. Null when not blamed."""
 
     @model_validator(mode="after")
     def _reward_matches_status(self) -> TrialResult:
@@ -196,3 +205,49 @@ def _parse_lines(path: Path) -> list[TrialResult]:
             except ValidationError as exc:
                 raise ValueError(f"{path}:{number}: not a valid TrialResult: {exc}") from exc
     return records
+
+
+def grading_conflicts(results: Iterable[TrialResult]) -> list[str]:
+    """Why these results were graded against different things (empty when they can be pooled).
+
+    Scored results pool when they share one scorer version, one judge (among those a judge graded), one
+    fingerprint per task and one per domain. Results without a grading version (written before grading
+    versions existed) pool only with each other: beside graded ones their grading is unknown. Backend
+    errors carry no reward and are never in conflict.
+
+    Args:
+        results: A run's records (latest per key).
+
+    Returns:
+        One sentence per conflict, naming the versions and how many results hold each.
+    """
+    scored = [r for r in results if r.status == "scored"]
+    graded = [r for r in scored if r.grading is not None]
+    conflicts: list[str] = []
+    if graded and len(graded) < len(scored):
+        conflicts.append(
+            f"{len(scored) - len(graded)} of {len(scored)} scored results carry no grading version "
+            "(written before grading versions existed)"
+        )
+
+    def split(label: str, seen: list[str]) -> None:
+        counts = {v: seen.count(v) for v in sorted(set(seen))}
+        if len(counts) > 1:
+            conflicts.append(f"{label} differ: " + ", ".join(f"{v} ({n})" for v, n in counts.items()))
+
+    versions = [(r, r.grading) for r in graded if r.grading is not None]
+    split("scorer versions", [g.scorer_version for _, g in versions])
+    split(
+        "judges (model / prompt)",
+        [f"{g.judge_model} / {g.judge_prompt_version}" for _, g in versions if g.judge_model],
+    )
+    by_task: dict[str, list[str]] = {}
+    by_domain: dict[str, list[str]] = {}
+    for r, g in versions:
+        by_task.setdefault(r.task_id, []).append(g.task_fingerprint)
+        by_domain.setdefault(r.domain, []).append(g.domain_fingerprint)
+    for domain, seen in sorted(by_domain.items()):
+        split(f"fingerprints of domain {domain}", seen)
+    for task_id, seen in sorted(by_task.items()):
+        split(f"fingerprints of task {task_id}", seen)
+    return conflicts

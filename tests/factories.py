@@ -54,3 +54,16 @@ def register_entry_point(site: Path, name: str, target: str) -> None:
     dist.mkdir(parents=True)
     (dist / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}-plugin\nVersion: 0.1\n")
     (dist / "entry_points.txt").write_text(f"[groundstate.domains]\n{name} = {target}\n")
+
+
+def play_reference(client: TestClient, task_id: str) -> str:
+    """Play a task's reference conversation (gold calls, the user's yes, the reply); the episode's id."""
+    steps = client.get(f"/v1/tasks/{task_id}/reference").json()["steps"]
+    episode_id = start_episode(client, task_id)
+    for step in steps[1:]:
+        if step["role"] == "assistant" and step["tool_call"]:
+            call(client, episode_id, step["tool_call"]["name"], **step["tool_call"]["arguments"])
+        elif step["role"] == "assistant":
+            response = client.post(f"/v1/episodes/{episode_id}/messages", json={"content": step["content"]})
+            assert response.status_code == 200, response.text
+    return episode_id

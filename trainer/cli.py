@@ -19,10 +19,10 @@ from shared.errors import ClientError
 from shared.tables import fit_table
 from trainer.cli_options import ApiKeyOpt, QuietOpt, ServerOpt, invalid_options
 from trainer.evaluate import CampaignConfig, CampaignError, CampaignSummary, evaluate
-from trainer.metrics import GroupMetrics, Metrics, Pricing, compute_metrics
+from trainer.metrics import GroupMetrics, Metrics, MixedGradingError, Pricing, compute_metrics
 from trainer.policies import PolicySpecError, UnknownNameError
 from trainer.report import write_report
-from trainer.results import TrialResult, read_results
+from trainer.results import TrialResult, grading_conflicts, read_results
 from trainer.selection import BANDS, DEFAULT_MIN_TRIALS, SelectionError, select_pool
 
 __all__ = ["app", "eval_command", "metrics_command", "probe_command", "report_command", "select_command"]
@@ -36,6 +36,14 @@ app = typer.Typer(
 RunDir = Annotated[Path, typer.Argument(help="Run directory holding results.jsonl (or the .jsonl file).")]
 PriceIn = Annotated[float | None, typer.Option("--price-in", min=0, help="Price per 1M input tokens.")]
 PriceOut = Annotated[float | None, typer.Option("--price-out", min=0, help="Price per 1M output tokens.")]
+PoolGrading = Annotated[
+    bool,
+    typer.Option(
+        "--pool-grading-versions",
+        help="Pool results graded against different versions (task, domain, scorer or judge changed "
+        "between trials); refused by default because their rewards do not compare.",
+    ),
+]
 
 
 def _load(run_dir: Path) -> list[TrialResult]:
@@ -95,6 +103,10 @@ def _metrics_table(console: Console, metrics: Metrics, title: str) -> Renderable
 def _print_metrics(metrics: Metrics, name: str) -> None:
     console = Console()
     console.print(_metrics_table(console, metrics, f"{name} (k = {metrics.k})"))
+    if metrics.without_user_failures is not None:
+        apart = metrics.without_user_failures
+        title = f"without the failures blamed on the simulated user (k = {apart.k})"
+        console.print(_metrics_table(console, apart, title))
     if metrics.best_of_n is not None:
         best = metrics.best_of_n
         console.print(_metrics_table(console, best, f"best-of-{best.samples_per_trial} (k = {best.k})"))
@@ -109,10 +121,18 @@ def metrics_command(
     as_json: Annotated[bool, typer.Option("--json", help="Print the metrics as JSON only.")] = False,
     price_in: PriceIn = None,
     price_out: PriceOut = None,
+    pool_grading_versions: PoolGrading = False,
 ) -> None:
     """Print pass@1 (95% CI), pass@k, pass^k, k/k and cost of a run, overall and per domain."""
     pricing = _pricing(price_in, price_out)
-    metrics = compute_metrics(_load(run_dir), k=k, pricing=pricing)
+    results = _load(run_dir)
+    try:
+        metrics = compute_metrics(results, k=k, pricing=pricing, pool_grading_versions=pool_grading_versions)
+    except MixedGradingError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(1) from exc
+    for conflict in grading_conflicts(results):  # only reached when pooling was asked for
+        typer.echo(f"warning: pooled despite different grading versions: {conflict}", err=True)
     if as_json:
         typer.echo(json.dumps(metrics.as_json(), indent=2))
         return
@@ -159,11 +179,19 @@ def report_command(
     k_max: Annotated[int | None, typer.Option("--k-max", min=1, help="Largest k of the curves.")] = None,
     price_in: PriceIn = None,
     price_out: PriceOut = None,
+    pool_grading_versions: PoolGrading = False,
 ) -> None:
     """Write a self-contained HTML report of a run (optionally against a baseline run)."""
     pricing = _pricing(price_in, price_out)
     try:
-        target = write_report(run_dir, baseline, k_max=k_max, out=out, pricing=pricing)
+        target = write_report(
+            run_dir,
+            baseline,
+            k_max=k_max,
+            out=out,
+            pricing=pricing,
+            pool_grading_versions=pool_grading_versions,
+        )
     except (FileNotFoundError, ValueError) as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(1) from exc
@@ -240,7 +268,10 @@ def _campaign(options: Mapping[str, Any]) -> CampaignSummary:
         f"{summary.skipped} already done, {summary.successes} solved, "
         f"{summary.backend_errors} backend errors, {summary.elapsed_s:.1f} s -> {out / 'results.jsonl'}"
     )
-    _print_metrics(compute_metrics(read_results(out)), str(out))
+    try:
+        _print_metrics(compute_metrics(read_results(out)), str(out))
+    except MixedGradingError as exc:
+        typer.echo(f"no metrics: {exc}", err=True)
     if summary.backend_errors:
         typer.echo(
             f"{summary.backend_errors} trials ended in backend errors (not counted); rerun the same command "

@@ -48,6 +48,7 @@ from shared.metrics import (
     pass_hat_k,
     tally_tasks,
 )
+from shared.results import grading_conflicts
 from shared.strict_model import StrictModel
 from trainer.results import TrialResult
 
@@ -56,6 +57,7 @@ __all__ = [
     "GroupMetrics",
     "Interval",
     "Metrics",
+    "MixedGradingError",
     "Pricing",
     "TaskTally",
     "bootstrap_interval",
@@ -163,6 +165,9 @@ class Metrics(GroupMetrics):
     """N for the best-of-N section (the largest sample index); null for single-sample metrics."""
     best_of_n: Metrics | None = None
     """Metrics of the best-of-N trials (`sample > 0`); null when the run has none."""
+    without_user_failures: Metrics | None = None
+    """The same metrics with the failures blamed on the simulated user (`TrialResult.blame == "user"`) left
+    out of every denominator, like backend errors; null when no failure is blamed on the user."""
 
 
 def bootstrap_interval(
@@ -264,6 +269,19 @@ def _ratio(numerator: float, denominator: float) -> float | None:
     return numerator / denominator if denominator else None
 
 
+class MixedGradingError(ValueError):
+    """The results were graded against different tasks, scorers or judges and were not allowed to pool."""
+
+    def __init__(self, conflicts: list[str]) -> None:
+        self.conflicts = conflicts
+        super().__init__(
+            "the results were graded against different versions, so their rewards do not compare: "
+            + "; ".join(conflicts)
+            + " (re-score them with `groundstate regrade RUN`, or pool them anyway with "
+            "--pool-grading-versions)"
+        )
+
+
 def compute_metrics(
     results: Iterable[TrialResult],
     *,
@@ -271,6 +289,7 @@ def compute_metrics(
     pricing: Pricing | None = None,
     resamples: int = 5000,
     seed: int = 0,
+    pool_grading_versions: bool = False,
 ) -> Metrics:
     """Compute the metrics of a run, overall and per domain, with best-of-N trials reported apart.
 
@@ -281,12 +300,26 @@ def compute_metrics(
         pricing: Token prices for the cost figures; without them `cost` is null.
         resamples: Bootstrap resamples of the pass@1 interval.
         seed: Bootstrap seed.
+        pool_grading_versions: Pool results graded against different versions (a task corrected, the
+            scorer or the judge changed between trials) instead of refusing; their rewards do not compare.
 
     Returns:
         The run's metrics.
+
+    Raises:
+        MixedGradingError: The results carry different grading versions and `pool_grading_versions` is off.
     """
     records = list(results)
+    if not pool_grading_versions:
+        conflicts = grading_conflicts(records)
+        if conflicts:
+            raise MixedGradingError(conflicts)
     metrics = _metrics_of(tally_tasks(records), k=k, pricing=pricing, resamples=resamples, seed=seed)
+    if any(r.blame == "user" for r in records):
+        agents = [r for r in records if r.blame != "user"]
+        metrics.without_user_failures = _metrics_of(
+            tally_tasks(agents), k=metrics.k, pricing=pricing, resamples=resamples, seed=seed
+        )
     if any(r.sample > 0 for r in records):
         best = _metrics_of(
             tally_tasks(records, best_of_n=True), k=k, pricing=pricing, resamples=resamples, seed=seed

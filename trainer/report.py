@@ -80,6 +80,7 @@ def write_report(
     out: str | os.PathLike[str] | None = None,
     pricing: Pricing | None = None,
     min_trials: int = DEFAULT_MIN_TRIALS,
+    pool_grading_versions: bool = False,
 ) -> Path:
     """Write the HTML report of a run.
 
@@ -91,12 +92,15 @@ def write_report(
         out: Where to write; by default `report.html` in the run directory.
         pricing: Token prices for the cost rows; without them those rows show a dash.
         min_trials: The minimum of clean trials to band a task in the histogram.
+        pool_grading_versions: Pool results of different grading versions instead of refusing (see
+            `trainer.metrics.compute_metrics`).
 
     Returns:
         The path of the written report.
 
     Raises:
         FileNotFoundError: A run has no results file.
+        MixedGradingError: A run's results carry different grading versions and pooling was not asked for.
     """
     run_path = Path(run_dir)
     results = read_results(run_path)
@@ -105,8 +109,13 @@ def write_report(
     base_tallies = tally_tasks(base_results) if base_results is not None else None
     # one k for both runs, so their pass@k, pass^k and k/k compare like with like
     k = min(default_k(tallies), default_k(base_tallies)) if base_tallies is not None else default_k(tallies)
-    metrics = compute_metrics(results, k=k, pricing=pricing)
-    base_metrics = compute_metrics(base_results, k=k, pricing=pricing) if base_results is not None else None
+    pool = pool_grading_versions
+    metrics = compute_metrics(results, k=k, pricing=pricing, pool_grading_versions=pool)
+    base_metrics = (
+        compute_metrics(base_results, k=k, pricing=pricing, pool_grading_versions=pool)
+        if base_results is not None
+        else None
+    )
     k_max = k_max or k
     policies = ", ".join(sorted({r.policy for r in results})) or "—"
     title = f"groundstate report — {run_path.name}"

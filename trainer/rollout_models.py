@@ -183,4 +183,5 @@ class RolloutResult(StrictModel):
             ]
             if score
             else [],
+            grading=score.grading if score else None,
         )

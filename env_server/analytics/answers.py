@@ -58,12 +58,7 @@ def computed(rows: Rows) -> bool:
 
 def is_exact(rows: Rows) -> bool:
     """Whether every numeric cell of `rows` is a whole number (an answer that admits no tolerance)."""
-    return all(
-        float(c).is_integer()
-        for row in rows
-        for c in (_cell(x) for x in row)
-        if isinstance(c, float)
-    )
+    return all(float(c).is_integer() for row in rows for c in (_cell(x) for x in row) if isinstance(c, float))
 
 
 def _rows_equal(a: Sequence[Any], b: Sequence[Any], tolerance: float) -> bool:

@@ -14,8 +14,10 @@ from fastapi import APIRouter, Response, status
 from starlette.concurrency import run_in_threadpool
 
 from env_server.api.deps import EpisodesDep
+from env_server.episodes.blame import blame_episode
 from env_server.episodes.service import EpisodeService
 from shared.models import (
+    BlameResult,
     EpisodeInfo,
     EpisodeStarted,
     MessageRequest,
@@ -75,6 +77,16 @@ async def score_episode(episode_id: str, episodes: EpisodesDep) -> ScoreResult:
 async def get_episode(episode_id: str, episodes: EpisodesDep) -> EpisodeInfo:
     """The episode's events, state diff so far, and score."""
     return await _served(episodes, episode_id, episodes.info)
+
+
+@router.get("/{episode_id}/blame", operation_id="episodes-blame")
+async def blame(episode_id: str, episodes: EpisodesDep) -> BlameResult:
+    """Whose fault a failed LLM-user episode is (agent, user or undecided), with the evidence.
+
+    Re-scores the stored episode and replays the agent's turns against the scripted user; successes,
+    backend errors and scripted-user episodes come back `not-blamed`. A diagnostic: it changes no score.
+    """
+    return await run_in_threadpool(blame_episode, episodes, episode_id)
 
 
 @router.delete("/{episode_id}", operation_id="episodes-dispose", status_code=status.HTTP_204_NO_CONTENT)

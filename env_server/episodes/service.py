@@ -11,7 +11,7 @@ import threading
 import uuid
 import weakref
 from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from typing import Any
 
 from env_server.domain import Domain
@@ -49,6 +49,7 @@ from shared.models import (
     StartEpisodeRequest,
     ToolCallRequest,
     ToolCallResult,
+    ToolCallSpec,
     TrajectoryScore,
     UserReply,
 )
@@ -288,8 +289,51 @@ class EpisodeService:
             else Trajectory.of(steps)
         )
         answer = submitted_answer(trajectory.calls())
-        result = self.scorer.score(task, domain, actual, trajectory, answer)
+        result = self._with_credit(
+            task, domain, trajectory, self.scorer.score(task, domain, actual, trajectory, answer)
+        )
         return TrajectoryScore(**result.model_dump(), tool_results=results, ordered=trajectory.ordered)
+
+    def rescore(self, episode_id: str) -> tuple[ScoreResult, list[str]]:
+        """Score a stored episode again from its event log, against today's task and scorer.
+
+        The episode's successful calls are replayed on a fresh sandbox (no policy, no user: the log holds
+        everything); its stored score is left as it was. Disposed episodes count: their events stay.
+
+        Returns:
+            The new score (with credit), and a note for each call whose replay now gives another result
+            than it gave in the episode (the task's initial state or a tool changed since).
+
+        Raises:
+            UnknownEpisodeError: No such episode in the store.
+            UnknownTaskError: The episode's task is no longer served.
+        """
+        record = self.store.episode(episode_id, include_disposed=True)
+        if record is None:
+            raise UnknownEpisodeError(f"unknown episode '{episode_id}'", field="episode_id")
+        task = self.registry.task(record.task_id)
+        domain = self.registry.domain(task.domain)
+        if record.backend_error:
+            return ScoreResult(status="backend_error", reward=None, error=record.backend_error), []
+        trajectory = EpisodeLog(self.store.events(episode_id)).trajectory()
+        ran = [(i, c) for i, c in enumerate(trajectory.calls()) if c.ran]
+        specs = [ToolCallSpec(name=c.name, arguments=dict(c.arguments)) for _, c in ran]
+        try:
+            results, actual = self.scorer.replay(task, domain, specs)
+        except BackendError as exc:
+            return ScoreResult(status="backend_error", reward=None, error=exc.message), []
+        notes = [
+            f"call {i} ({c.name}) now gives "
+            + (f"the refusal '{r.error}'" if r.error else f"{r.output!r} (it gave {c.output!r})")
+            for (i, c), r in zip(ran, results, strict=True)
+            if r.error is not None or r.output != c.output
+        ]
+        answer = submitted_answer(trajectory.calls())
+        result = self._with_credit(
+            task, domain, trajectory, self.scorer.score(task, domain, actual, trajectory, answer)
+        )
+        result.user_model, result.user_prompt_version = record.user_model, record.user_prompt_version
+        return result, notes
 
     # -- helpers ---------------------------------------------------------------------------------------------
 
@@ -396,4 +440,15 @@ class EpisodeService:
             return ScoreResult(status="backend_error", reward=None, error=exc.message)
         trajectory = EpisodeLog(self.store.events(record.id)).trajectory()
         answer = submitted_answer(trajectory.calls())
-        return self.scorer.score(task, domain, actual, trajectory, answer)
+        return self._with_credit(
+            task, domain, trajectory, self.scorer.score(task, domain, actual, trajectory, answer)
+        )
+
+    def _with_credit(
+        self, task: Task, domain: Domain, trajectory: Trajectory, result: ScoreResult
+    ) -> ScoreResult:
+        """`result` with its per-call credit (a diagnostic: a backend error while crediting loses only it)."""
+        if result.status == "scored":
+            with suppress(BackendError):
+                result.credit = self.scorer.credit(task, domain, trajectory, result)
+        return result

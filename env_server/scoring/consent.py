@@ -40,9 +40,32 @@ def says_yes(line: str) -> bool:
 
 def consent_check(trajectory: Trajectory, domain: Domain) -> Check | None:
     """The `consent` check of a trajectory, or None where the domain's conduct asks for no yes."""
-    conduct = domain.conduct
-    if not conduct.confirmation:
+    if not domain.conduct.confirmation:
         return None
+    early, yes_at = _first_early_write(trajectory, domain)
+    if early is not None:
+        order = "" if trajectory.ordered else " (an unordered trajectory is read as every call first)"
+        return Check(
+            name="consent",
+            passed=False,
+            detail=f"'{early.name}' changed the state before the user said yes to a proposal{order}",
+        )
+    detail = (
+        "no change that needs a yes" if yes_at is None else f"changes came after the user's yes ({yes_at})"
+    )
+    return Check(name="consent", passed=True, detail=detail)
+
+
+def early_write(trajectory: Trajectory, domain: Domain) -> int | None:
+    """The index (among the trajectory's calls) of the write that failed the consent check, if one did."""
+    if not domain.conduct.confirmation:
+        return None
+    early, _ = _first_early_write(trajectory, domain)
+    return next((i for i, c in enumerate(trajectory.calls()) if c is early), None)
+
+
+def _first_early_write(trajectory: Trajectory, domain: Domain) -> tuple[Call | None, int | None]:
+    """The first write that needs a yes and came before one, and which user message gave the yes."""
     asked = False  # the agent has spoken since the user last did
     yes_at: int | None = None  # the user message that gave the yes
     users = 0
@@ -55,16 +78,8 @@ def consent_check(trajectory: Trajectory, domain: Domain) -> Check | None:
                 yes_at = users
             asked = False
         elif _needs_yes(step, domain) and yes_at is None:
-            order = "" if trajectory.ordered else " (an unordered trajectory is read as every call first)"
-            return Check(
-                name="consent",
-                passed=False,
-                detail=f"'{step.name}' changed the state before the user said yes to a proposal{order}",
-            )
-    detail = (
-        "no change that needs a yes" if yes_at is None else f"changes came after the user's yes ({yes_at})"
-    )
-    return Check(name="consent", passed=True, detail=detail)
+            return step, None
+    return None, yes_at
 
 
 def _needs_yes(step: Call, domain: Domain) -> bool:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from env_server.sandbox.snapshot import ChangedRows, Key, Row, Snapshot
 from shared.models import DiffEntry
@@ -146,38 +146,79 @@ def _compare_removed(table: str, exp: TableChanges, act: TableChanges) -> list[D
 
 def _compare_added(table: str, expected: list[Row], actual: list[Row]) -> list[DiffEntry]:
     """Match added rows by content; pair leftovers by similarity so a near-miss reads as `wrong` columns."""
-    unmatched_actual = list(actual)
-    unmatched_expected = []
-    for row in expected:
-        canon = _canonical(row)
-        hit = next((i for i, a in enumerate(unmatched_actual) if _canonical(a) == canon), None)
-        if hit is None:
-            unmatched_expected.append(row)
-        else:
-            unmatched_actual.pop(hit)
+    _, leftovers, unmatched_actual = _pair_added(expected, actual)
     entries = []
-    for row in unmatched_expected:
-        best = max(unmatched_actual, key=lambda a: _shared_values(row, a), default=None)
-        if best is not None and _shared_values(row, best) * 2 >= len(row):
-            unmatched_actual.remove(best)
-            for col in sorted(set(row) | set(best)):
-                if row.get(col) != best.get(col):
-                    entries.append(
-                        DiffEntry(
-                            kind="wrong",
-                            table=table,
-                            key=NEW_ROW,
-                            column=col,
-                            expected=row.get(col),
-                            actual=best.get(col),
-                        )
-                    )
-        else:
+    for e, a in leftovers:
+        row = expected[e]
+        if a is None:
             entries.append(DiffEntry(kind="missing", table=table, key=NEW_ROW, expected=row, actual=None))
+            continue
+        best = actual[a]
+        for col in sorted(set(row) | set(best)):
+            if row.get(col) != best.get(col):
+                entries.append(
+                    DiffEntry(
+                        kind="wrong",
+                        table=table,
+                        key=NEW_ROW,
+                        column=col,
+                        expected=row.get(col),
+                        actual=best.get(col),
+                    )
+                )
     entries += [
-        DiffEntry(kind="extra", table=table, key=NEW_ROW, expected=None, actual=a) for a in unmatched_actual
+        DiffEntry(kind="extra", table=table, key=NEW_ROW, expected=None, actual=actual[a])
+        for a in unmatched_actual
     ]
     return entries
+
+
+def match_added(expected: list[Row], actual: list[Row]) -> list[Literal["needed", "wrong", "collateral"]]:
+    """How each actual added row stands against the expected ones, exactly as `compare` pairs them.
+
+    `needed`: equal to an expected row; `wrong`: paired with an expected row as a near miss; `collateral`:
+    no expected row for it.
+    """
+    exact, leftovers, _ = _pair_added(expected, actual)
+    labels: list[Literal["needed", "wrong", "collateral"]] = ["collateral"] * len(actual)
+    for _, a in exact:
+        labels[a] = "needed"
+    for _, near in leftovers:
+        if near is not None:
+            labels[near] = "wrong"
+    return labels
+
+
+def _pair_added(
+    expected: list[Row], actual: list[Row]
+) -> tuple[list[tuple[int, int]], list[tuple[int, int | None]], list[int]]:
+    """Exact pairs; each other expected row with its near miss or None (missing); the unpaired actual rows.
+
+    Indices into `expected` and `actual`. An expected row takes the first equal actual row; then each
+    leftover expected row, in order, takes its most similar free actual row if they share at least half
+    its values (a near miss, read as `wrong` columns).
+    """
+    free = list(range(len(actual)))
+    exact: list[tuple[int, int]] = []
+    unpaired: list[int] = []
+    for e, row in enumerate(expected):
+        canon = _canonical(row)
+        hit = next((a for a in free if _canonical(actual[a]) == canon), None)
+        if hit is None:
+            unpaired.append(e)
+        else:
+            free.remove(hit)
+            exact.append((e, hit))
+    leftovers: list[tuple[int, int | None]] = []
+    for e in unpaired:
+        row = expected[e]
+        best = max(free, key=lambda a: _shared_values(row, actual[a]), default=None)
+        if best is not None and _shared_values(row, actual[best]) * 2 >= len(row):
+            free.remove(best)
+            leftovers.append((e, best))
+        else:
+            leftovers.append((e, None))
+    return exact, leftovers, free
 
 
 def _canonical(row: Row) -> str:

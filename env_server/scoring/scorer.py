@@ -13,14 +13,29 @@ from env_server.domain import Domain, ToolError
 from env_server.errors import BackendError, GroundstateError, TaskInvalidError
 from env_server.execution import episode_tools, readonly_query, run_tool
 from env_server.sandbox import Sandbox, SandboxEngine, template_of
+from env_server.sandbox.snapshot import ChangedRows
 from env_server.scoring.communicate import Conversation
-from env_server.scoring.consent import consent_check
+from env_server.scoring.consent import consent_check, early_write
+from env_server.scoring.credit import CallEffect, assign_credit, effect_between
 from env_server.scoring.diff import StateChanges, changes, compare, without_columns
 from env_server.scoring.trajectory import Call, Trajectory
 from env_server.scoring.vocabulary import vocabulary
 from shared.judge import JudgeMessage, Verdict
-from shared.models import Check, DiffEntry, ScoreResult, ToolCallResult, ToolCallSpec
+from shared.models import (
+    Check,
+    Credit,
+    DiffEntry,
+    GradingVersion,
+    ScoreResult,
+    ToolCallResult,
+    ToolCallSpec,
+)
 from shared.tasks import Task
+
+#: The version of the scoring rules, recorded in every score's grading version. Bump it whenever a change
+#: here or in the checks (diff, communicate, consent, answers) could give a stored trajectory another
+#: reward, so that metrics never pool rewards graded by different rules (`groundstate regrade` re-scores).
+SCORER_VERSION = "scorer-v1"
 
 
 class RubricJudge(Protocol):
@@ -133,6 +148,20 @@ class Scorer:
             without_columns(self.expected(task, domain), ignored), without_columns(actual, ignored)
         )
 
+    def grading(self, task: Task, domain: Domain) -> GradingVersion:
+        """What a score of `task` is graded against now: the task, its domain, these rules, the judge.
+
+        The judge counts only for a task with rubric questions: another judge changes no other reward.
+        """
+        judge = self.judge if task.rubric else None
+        return GradingVersion(
+            task_fingerprint=task.fingerprint,
+            domain_fingerprint=domain.fingerprint,
+            scorer_version=SCORER_VERSION,
+            judge_model=judge.model if judge else "",
+            judge_prompt_version=judge.prompt_version if judge else "",
+        )
+
     def score(
         self,
         task: Task,
@@ -195,10 +224,62 @@ class Scorer:
                 for v in verdicts
             ]
         reward = int(all(c.passed for c in checks))
-        result = ScoreResult(status="scored", reward=reward, checks=checks, diff=entries)
+        result = ScoreResult(
+            status="scored", reward=reward, checks=checks, diff=entries, grading=self.grading(task, domain)
+        )
         if task.rubric and said and self.judge is not None:
             result.judge_model, result.judge_prompt_version = self.judge.model, self.judge.prompt_version
         return result
+
+    def credit(self, task: Task, domain: Domain, trajectory: Trajectory, result: ScoreResult) -> Credit:
+        """Per-call credit of a scored trajectory (`env_server.scoring.credit`); never changes the reward.
+
+        The successful write calls are replayed on a fresh sandbox of the task, reading the changed rows
+        after each: the cost grows with the writes and the rows they change, not with table sizes. Reads
+        and refused calls change nothing and are not replayed.
+        """
+        calls = trajectory.calls()
+        tools = episode_tools(task, domain)
+        template = template_of(task, domain)
+        initial = self.sandboxes.initial_snapshot(template)
+        writes = [
+            i for i, c in enumerate(calls) if c.ran and c.name in tools and tools[c.name].kind == "write"
+        ]
+        effects: list[CallEffect | None] = [None] * len(calls)
+        final: ChangedRows = {}
+        if writes:
+            sandbox = self.sandboxes.create(uuid.uuid4().hex, template)
+            try:
+                for i in writes:
+                    try:
+                        run_tool(sandbox, tools, calls[i].name, dict(calls[i].arguments))
+                    except BackendError:
+                        raise
+                    except GroundstateError:  # it ran in the episode; a task edited since may refuse it
+                        continue
+                    now = sandbox.changed_rows()
+                    effects[i] = effect_between(final, now, initial)
+                    final = now
+            finally:
+                sandbox.dispose()
+        ignored: dict[str, frozenset[str]] = {t: frozenset(c) for t, c in domain.volatile_columns.items()}
+        for entry in task.ignore_columns:
+            table, _, column = entry.partition(".")
+            ignored[table] = ignored.get(table, frozenset()) | {column}
+        answers = [i for i, c in enumerate(calls) if c.name == "submit_answer" and c.ran]
+        return assign_credit(
+            [c.name for c in calls],
+            effects,
+            initial=initial,
+            final=final,
+            expected=without_columns(self.expected(task, domain), task.ignore_columns),
+            ignored=ignored,
+            reward=result.reward,
+            diff=result.diff,
+            checks=result.checks,
+            consent_call=early_write(trajectory, domain),
+            answer_call=answers[-1] if answers else None,
+        )
 
     def _answer_check(self, task: Task, domain: Domain, answer: Any) -> Check:
         if answer is None:

@@ -71,6 +71,11 @@ def episode_page(request: Request, episode_id: str, episodes: EpisodesDep) -> Re
     """One episode: the conversation, tool calls, the state diff, the checks and any backend error."""
     view = _episode_view(episodes, episode_id)
     checks = view.score.checks if view.score else []
+    credit = view.score.credit if view.score else None
+    calls = [e.seq for e in view.events if e.kind == "tool_call"]
+    # the i-th tool call event is the i-th call of the credit (both count every call, refused ones too)
+    credit_by_seq = dict(zip(calls, credit.calls, strict=False)) if credit else {}
+    deviation = credit.first_deviation if credit else None
     return render(
         request,
         "episode.html",
@@ -80,6 +85,11 @@ def episode_page(request: Request, episode_id: str, episodes: EpisodesDep) -> Re
         state_checks=[c for c in checks if not c.name.startswith("rubric:")],
         verdicts=[c for c in checks if c.name.startswith("rubric:")],
         errors=[e for e in view.events if e.kind == "backend_error"],
+        credit=credit_by_seq,
+        deviation=deviation,
+        deviation_seq=calls[deviation.call_index]
+        if deviation is not None and deviation.call_index is not None and deviation.call_index < len(calls)
+        else None,
     )
 
 

@@ -282,3 +282,76 @@ def test_reward_must_match_status(status: str, reward: int | None) -> None:
 def test_tally_counts_backend_errors_apart() -> None:
     (tally,) = tally_tasks(run_of({"a": [1, None, 0, None]}))
     assert (tally.trials, tally.successes, tally.backend_errors, tally.pass_rate) == (2, 1, 2, 0.5)
+
+
+# --- grading versions ------------------------------------------------------------------------------------
+
+
+def graded(task_fingerprint: str = "f1", scorer: str = "scorer-v1", judge: str = "") -> dict[str, object]:
+    return {
+        "grading": {
+            "task_fingerprint": task_fingerprint,
+            "domain_fingerprint": "d1",
+            "scorer_version": scorer,
+            "judge_model": judge,
+            "judge_prompt_version": "judge-v1" if judge else "",
+        }
+    }
+
+
+def test_metrics_refuse_results_of_different_grading_versions_unless_told() -> None:
+    from trainer.metrics import MixedGradingError
+
+    before = run_of({"t-1": [0, 0]}, **graded("old"))
+    after = [make_result("t-1", 1, trial=2, **graded("new")), make_result("t-2", 1, **graded("other"))]
+    with pytest.raises(MixedGradingError, match=r"fingerprints of task t-1 differ: new \(1\), old \(2\)"):
+        compute_metrics(before + after)
+    pooled = compute_metrics(before + after, pool_grading_versions=True)
+    assert pooled.tasks == 2  # told to: pooled, tasks with their own fingerprint never conflict
+    assert compute_metrics(run_of({"t-1": [1, 0], "t-2": [1]}, **graded())).tasks == 2
+
+
+def test_a_scorer_or_judge_change_and_ungraded_results_conflict_but_errors_do_not() -> None:
+    from trainer.results import grading_conflicts
+
+    v1 = make_result("t-1", 1, **graded())
+    assert grading_conflicts([v1, make_result("t-2", 0, **graded(scorer="scorer-v2"))]) == [
+        "scorer versions differ: scorer-v1 (1), scorer-v2 (1)"
+    ]
+    judged = [make_result(f"t-{i}", 1, **graded(judge=m)) for i, m in enumerate(["a", "b"])]
+    assert grading_conflicts(judged) == ["judges (model / prompt) differ: a / judge-v1 (1), b / judge-v1 (1)"]
+    assert grading_conflicts([v1, make_result("t-2", 0)]) == [
+        "1 of 2 scored results carry no grading version (written before grading versions existed)"
+    ]
+    assert grading_conflicts([v1, make_result("t-2", None)]) == []  # a backend error has no grading
+    assert grading_conflicts([make_result("t-1", 1), make_result("t-2", 0)]) == []  # all legacy: pooled
+
+
+def test_metrics_cli_says_why_it_refuses_and_pools_when_told(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from trainer.cli import app
+
+    for record in [make_result("t-1", 0, **graded("old")), make_result("t-1", 1, trial=1, **graded("new"))]:
+        append_result(tmp_path, record)
+    refused = CliRunner().invoke(app, ["metrics", str(tmp_path), "--json"])
+    assert refused.exit_code == 1 and "--pool-grading-versions" in refused.output
+    assert "fingerprints of task t-1 differ" in refused.output
+    pooled = CliRunner().invoke(app, ["metrics", str(tmp_path), "--json", "--pool-grading-versions"])
+    assert pooled.exit_code == 0, pooled.output
+    assert "warning: pooled despite different grading versions" in pooled.output
+
+
+def test_failures_blamed_on_the_user_are_reported_apart() -> None:
+    run = [
+        make_result("t-1", 1),
+        make_result("t-1", 0, trial=1, blame="user"),
+        make_result("t-2", 0, blame="agent"),
+        make_result("t-2", 1, trial=1),
+    ]
+    metrics = compute_metrics(run)
+    assert metrics.pass_at_1 == pytest.approx(0.5)  # every failure counts here
+    apart = metrics.without_user_failures
+    assert apart is not None and apart.pass_at_1 == pytest.approx((1 + 0.5) / 2)  # t-1: 1/1, t-2: 1/2
+    assert apart.pass_at_1_ci95 is not None
+    assert compute_metrics(run[2:]).without_user_failures is None  # nothing blamed on the user

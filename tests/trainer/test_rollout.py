@@ -95,6 +95,12 @@ def test_replay_solves_a_transfer_task_and_records_every_step(server: str) -> No
     )
     assert line.turns == 3 and line.tool_calls == 2 and line.episode_id == result.episode_id
     assert line.failed_checks == [] and line.diff == []
+    # the results line keeps what the reward was graded against; the score keeps each call's credit
+    assert result.score is not None and line.grading == result.score.grading and line.grading is not None
+    task = next(t for t in toy_domain.tasks if t.id == "toybank-transfer-001")
+    assert line.grading.task_fingerprint == task.fingerprint
+    credit = result.score.credit
+    assert credit is not None and [c.label for c in credit.calls] == ["no-effect", "needed"]
 
 
 def test_replay_answers_an_analytics_task_through_sql(server: str) -> None:

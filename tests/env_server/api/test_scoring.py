@@ -80,3 +80,21 @@ def test_the_reference_conversation_pastes_into_score_in_order(client: TestClien
         r = client.post("/v1/score", json={"task_id": task_id, "messages": messages})
         assert r.status_code == 200, r.text
         assert r.json()["reward"] == 1 and r.json()["ordered"], task_id
+
+
+def test_every_score_records_its_grading_version(client: TestClient) -> None:
+    from env_server.scoring.scorer import SCORER_VERSION
+
+    registry = client.app.state.registry  # type: ignore[attr-defined]
+    task = registry.task("toybank-transfer-001")
+    body = {"task_id": task.id, "tool_calls": GOLD, "messages": []}
+    grading = client.post("/v1/score", json=body).json()["grading"]
+    assert grading == {
+        "task_fingerprint": task.fingerprint,
+        "domain_fingerprint": registry.domain("toybank").fingerprint,
+        "scorer_version": SCORER_VERSION,
+        "judge_model": "",  # no rubric question: no judge graded it
+        "judge_prompt_version": "",
+    }
+    openapi = client.get("/openapi.json").json()["components"]["schemas"]
+    assert "grading" in openapi["ScoreResult"]["properties"] and "GradingVersion" in openapi

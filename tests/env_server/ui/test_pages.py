@@ -195,3 +195,23 @@ def test_pages_only_read_and_forbid_scripts(client: TestClient) -> None:
     css = client.get("/ui/static/viewer.css")
     assert css.status_code == 200 and ".kind-missing" in css.text
     assert "/ui" not in str(client.get("/openapi.json").json()["paths"])  # not part of the API
+
+
+def test_episode_page_labels_each_call_with_its_credit_and_marks_the_first_deviation(
+    client: TestClient,
+) -> None:
+    eid = start_episode(client)
+    call(client, eid, "get_account", account_id="AC-0001")
+    call(client, eid, "transfer", source_id="AC-0001", target_id="AC-0002", amount_cents=4000)
+    call(client, eid, "freeze_account", account_id="AC-0050")
+    client.post(f"/v1/episodes/{eid}/score")
+    html = page(client, f"/ui/episodes/{eid}")
+    chat = html.split('id="chat"')[1]
+    badges = [part.split("</span>")[0] for part in chat.split('title="per-call credit">')[1:]]
+    assert badges == ["no-effect", "wrong", "collateral"]
+    assert '<p id="first-deviation"><strong>First decisive deviation:</strong>' in html
+    assert 'tool-call deviation" id="call-' in chat  # the transfer (call 1) is outlined and linked
+    assert '<a href="#call-' in html and "call 1</a>" in html and "the task wants 5000" in html
+    changes = chat.split('<table class="list credit">')[1].split("</table>")[0]
+    assert '<span class="badge credit-wrong">wrong</span></td><td class="mono">accounts</td>' in changes
+    assert '<td class="mono">TR-90001</td>' in changes  # the new transfer row, under its generated id
