@@ -159,7 +159,9 @@ def test_analytics_answers_and_writes_are_credited(domains_client: TestClient, d
     deviation = result["credit"]["first_deviation"]
     assert deviation == {"kind": "check", "call_index": 1, "check": "answer", "reason": deviation["reason"]}
     canary = domains_client.app.state.registry.domain(domain).canary_action  # type: ignore[attr-defined]
-    written = score(domains_client, task_id, [{"name": canary.name, "arguments": dict(canary.arguments)}, *reads])
+    written = score(
+        domains_client, task_id, [{"name": canary.name, "arguments": dict(canary.arguments)}, *reads]
+    )
     assert labels(written) == ["collateral", "no-effect", "no-effect"]
     assert written["credit"]["first_deviation"]["call_index"] == 0
 
