@@ -13,7 +13,8 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 
 UserKind = Literal["scripted", "llm"]
 ScoreStatus = Literal["scored", "backend_error"]
-EpisodeStatus = Literal["active", "finished"]
+#: `disposed`: dropped before or after scoring (its sandbox is gone; its events, and score if any, stay).
+EpisodeStatus = Literal["active", "finished", "disposed"]
 #: `rejected_tool_call`: a call refused before it ran (unknown tool, invalid arguments; nothing changed);
 #: `conversation_end`: the simulated user ended the conversation (no text: the end is never a message).
 EventKind = Literal[
@@ -152,6 +153,18 @@ class Check(WireModel):
     detail: str = ""
 
 
+class StateChange(WireModel):
+    """One change the agent made to the task's initial state (what it did, right or wrong)."""
+
+    table: str
+    key: str = Field(description="Primary key of the row, or `(new row)` for an added row.")
+    column: str | None = Field(
+        default=None, description="The column, or null for a whole row added (`after`) or removed (`before`)."
+    )
+    before: Any = None
+    after: Any = None
+
+
 class ScoreResult(WireModel):
     """The verdict on an episode or trajectory."""
 
@@ -159,6 +172,11 @@ class ScoreResult(WireModel):
     reward: int | None = Field(description="1 or 0; null when status is backend_error.")
     checks: list[Check] = Field(default_factory=list)
     diff: list[DiffEntry] = Field(default_factory=list)
+    changes: list[StateChange] = Field(
+        default_factory=list,
+        description="What the agent changed against the task's initial state, passing or not (volatile "
+        "columns left out); `diff` is how that differs from the expected changes.",
+    )
     error: str | None = Field(default=None, description="Cause of a backend_error.")
     user_model: str = ""
     user_prompt_version: str = ""
@@ -185,6 +203,9 @@ class EpisodeInfo(WireModel):
     user: UserKind
     events: list[EpisodeEvent]
     diff: list[DiffEntry] = Field(description="Against the expected changes, as scoring would see it now.")
+    changes: list[StateChange] = Field(
+        default_factory=list, description="What the agent changed so far against the task's initial state."
+    )
     score: ScoreResult | None = None
 
 
