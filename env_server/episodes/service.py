@@ -262,7 +262,7 @@ class EpisodeService:
             )
 
     def dispose(self, episode_id: str) -> None:
-        """Drop the sandbox; the episode then reads `disposed` and takes no more calls (410 `episode-disposed`)."""
+        """Drop the sandbox; the episode then reads `disposed` and takes no more calls (410)."""
         with self._lock(episode_id):
             self._record(episode_id)
             self._drop_sandbox(episode_id, attach=True)
