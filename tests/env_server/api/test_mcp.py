@@ -33,6 +33,19 @@ KEY = "mcp-test-key"
 TASK = "hotel-corp-modify-approval-001"
 EXAMPLE = Path(__file__).parents[3] / "examples" / "mcp_client.py"
 LEGACY_CLIENT = Path(__file__).with_name("mcp_legacy_client.py")
+#: Runs the example as a script where none of groundstate's packages can be imported (only the MCP SDK).
+_WITHOUT_GROUNDSTATE = """
+import runpy, sys
+
+class NotInstalled:
+    def find_spec(self, name, path=None, target=None):
+        if name.split(".")[0] in {{"shared", "env_server", "trainer", "groundstate"}}:
+            raise ModuleNotFoundError(f"No module named {{name!r}}", name=name)
+
+sys.meta_path.insert(0, NotInstalled())
+sys.argv = [{example!r}, "--url", {url!r}, "--task", {task!r}]
+runpy.run_path({example!r}, run_name="__main__")
+"""
 
 
 @pytest.fixture(scope="module")
@@ -138,8 +151,12 @@ def test_a_scored_episode_refuses_calls_with_a_protocol_error(url: str, rest: Gr
 def test_gold_trajectory_over_mcp_scores_one_through_rest(url: str) -> None:
     """The runnable example: gold actions over MCP, the user told and the episode scored over REST."""
     env = {**os.environ, "GROUNDSTATE_API_KEY": KEY}
+    # outside groundstate: an isolated interpreter whose imports of the project's packages fail
     run = subprocess.run(
-        [sys.executable, str(EXAMPLE), "--url", url, "--task", TASK], env=env, capture_output=True, text=True
+        [sys.executable, "-I", "-c", _WITHOUT_GROUNDSTATE.format(example=str(EXAMPLE), url=url, task=TASK)],
+        env=env,
+        capture_output=True,
+        text=True,
     )
     assert run.returncode == 0, run.stderr
     assert run.stdout.strip().endswith("status scored, reward 1"), run.stdout
