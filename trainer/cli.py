@@ -176,8 +176,9 @@ PolicyOpt = Annotated[
     str,
     typer.Option(
         "--policy",
-        help="Policy spec KIND[:TARGET][?opt=val&...]: openai:MODEL[@BASE_URL], local:smollm2, local:PATH, "
-        "replay (gold-action oracle), recorded:PATH.",
+        # no square brackets: the help is Rich markup, where `[@BASE_URL]` would vanish as a style tag
+        help="Policy spec, KIND:TARGET?opt=val&...: openai:MODEL or openai:MODEL@BASE_URL, local:smollm2, "
+        "local:PATH, replay (the gold-action oracle), recorded:PATH.",
     ),
 ]
 OutOpt = Annotated[
