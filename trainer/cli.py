@@ -239,10 +239,12 @@ def _campaign(options: Mapping[str, Any]) -> CampaignSummary:
     except (PolicySpecError, UnknownNameError, CampaignError, ClientError) as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(1) from exc
+    # short lines: a terminal would break one long line mid-word
     typer.echo(
-        f"{summary.run} trials run ({summary.rollouts} episodes, {summary.retries} retries), "
-        f"{summary.skipped} already done, {summary.successes} solved, "
-        f"{summary.backend_errors} backend errors, {summary.elapsed_s:.1f} s -> {out / 'results.jsonl'}"
+        f"{summary.run} trials run in {summary.elapsed_s:.1f} s ({summary.rollouts} episodes, "
+        f"{summary.retries} retries), {summary.skipped} already done\n"
+        f"{summary.successes} solved, {summary.backend_errors} backend errors\n"
+        f"results: {out / 'results.jsonl'}"
     )
     _print_metrics(compute_metrics(read_results(out)), str(out))
     if summary.backend_errors:
