@@ -73,7 +73,7 @@ class DomainDetail(WireModel):
     policy: str = Field(description="The agent's operating manual (markdown).")
     tools: list[dict[str, Any]] = Field(description=TOOLS_DESCRIPTION)
     tool_kinds: dict[str, ToolKind] = Field(
-        description=TOOL_KINDS_DESCRIPTION, examples=[{"get_booking": "read"}]
+        default_factory=dict, description=TOOL_KINDS_DESCRIPTION, examples=[{"get_booking": "read"}]
     )
 
 
@@ -94,7 +94,7 @@ class EpisodeStarted(WireModel):
     system_prompt: str = Field(description="The domain policy, to use as the agent's system prompt.")
     tools: list[dict[str, Any]] = Field(description=TOOLS_DESCRIPTION)
     tool_kinds: dict[str, ToolKind] = Field(
-        description=TOOL_KINDS_DESCRIPTION, examples=[{"get_booking": "read"}]
+        default_factory=dict, description=TOOL_KINDS_DESCRIPTION, examples=[{"get_booking": "read"}]
     )
     first_message: str = Field(description="The simulated user's opening message.")
     user: UserKind

@@ -123,9 +123,9 @@ def test_a_disposed_episode_reads_disposed_and_takes_no_more_calls(client: TestC
         body = {"content": "hello"} if path == "messages" else {"name": "get_account"}
         r = client.request(method.upper(), f"/v1/episodes/{eid}/{path}".rstrip("/"), json=body)
         assert r.status_code == 410, (path, r.text)
-        assert (
-            r.json()["error"]["code"] == "episode-disposed" and "disposed of" in r.json()["error"]["message"]
-        )
+        error = r.json()["error"]  # MCP's is a JSON-RPC error, with the REST code in its `data`
+        assert (error["data"]["code"] if path == "mcp" else error["code"]) == "episode-disposed"
+        assert "disposed of" in error["message"]
     assert client.get("/v1/episodes/no-such-episode").json()["error"]["code"] == "unknown-episode"
 
 
