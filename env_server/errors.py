@@ -5,6 +5,7 @@
     │   ├── UnknownDomainError                unknown-domain
     │   ├── UnknownTaskError                  unknown-task
     │   └── UnknownEpisodeError               unknown-episode
+    │       └── EpisodeDisposedError          410 episode-disposed
     ├── InvalidRequestError               422 invalid-request
     │   ├── UnknownToolError                  unknown-tool
     │   └── InvalidArgumentsError             invalid-arguments
@@ -61,6 +62,10 @@ class UnknownTaskError(NotFoundError, code="unknown-task"):
 
 class UnknownEpisodeError(NotFoundError, code="unknown-episode"):
     """No episode of that id exists (or it was disposed of)."""
+
+
+class EpisodeDisposedError(UnknownEpisodeError, code="episode-disposed", status=410):
+    """The episode was disposed of: its sandbox is gone, its record (`GET`) stays, nothing else applies."""
 
 
 class InvalidRequestError(GroundstateError, code="invalid-request", status=422):

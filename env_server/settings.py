@@ -63,9 +63,11 @@ class Settings(BaseSettings):
     )
     domains: list[str] | None = Field(default=None, description="Serve only these domains (default: all).")
     runs_dirs: list[Path] = Field(
-        default_factory=list,
+        default_factory=lambda: [Path("runs")],
         description="Evaluation run directories the viewer (`/ui/campaigns`) shows: each a run directory "
-        "(holding results.jsonl) or a directory of run directories.",
+        "(holding results.jsonl) or a directory of run directories. Listed again on every page load, so "
+        "`groundstate eval --out runs/NAME` shows up without a restart (default: `runs` in the server's "
+        "working directory).",
     )
     default_user: Literal["scripted", "llm"] = Field(
         default="scripted", description="The simulated user of an episode whose request does not choose one."

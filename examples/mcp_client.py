@@ -1,5 +1,8 @@
 """An episode's tools over MCP: a task's reference conversation, its calls through the official MCP client.
 
+A complete script that needs only the MCP SDK (`pip install -r examples/requirements-mcp.txt`), not
+groundstate: any agent's environment can run it against a server.
+
     groundstate serve &
     python examples/mcp_client.py [--url http://127.0.0.1:8000] [--task hotel-corp-modify-approval-001]
 
@@ -17,40 +20,46 @@ import argparse
 import asyncio
 import json
 import os
+from typing import Any
 
-import httpx2  # the HTTP client the MCP SDK's transport takes (for the bearer header)
+import httpx2  # the HTTP client the MCP SDK's transport takes; REST goes through it too
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
-from shared.client import AsyncGroundstateClient
-from shared.models import ScoreResult
+
+async def _rest(http: httpx2.AsyncClient, method: str, path: str, body: Any = None) -> Any:
+    """One REST call; a refusal exits with the server's `{"error": {"code", "message"}}`."""
+    response = await http.request(method, path, json=body)
+    if response.is_error:
+        raise SystemExit(f"{method} {path}: {response.status_code} {response.text}")
+    return response.json()
 
 
-async def play(url: str, task_id: str, api_key: str | None = None) -> ScoreResult:
+async def play(url: str, task_id: str, api_key: str | None = None) -> dict[str, Any]:
     """Start an episode, play the reference conversation (calls over MCP, messages over REST), score it."""
     headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
-    async with AsyncGroundstateClient(url, api_key=api_key) as rest:
-        reference = await rest.reference(task_id)
-        episode = await rest.start_episode(task_id)
-        print(f"episode {episode.episode_id}; the user says: {episode.first_message}")
-        endpoint = f"{url}/v1/episodes/{episode.episode_id}/mcp"
-        async with (
-            httpx2.AsyncClient(headers=headers) as http,
-            Client(streamable_http_client(endpoint, http_client=http)) as mcp,
-        ):
+    async with httpx2.AsyncClient(base_url=url, headers=headers, timeout=60) as http:
+        reference = await _rest(http, "GET", f"/v1/tasks/{task_id}/reference")
+        episode = await _rest(http, "POST", "/v1/episodes", {"task_id": task_id})
+        episode_id = episode["episode_id"]
+        print(f"episode {episode_id}; the user says: {episode['first_message']}")
+        async with Client(
+            streamable_http_client(f"{url}/v1/episodes/{episode_id}/mcp", http_client=http)
+        ) as mcp:
             tools = await mcp.list_tools()
             print(f"{len(tools.tools)} tools over MCP: {', '.join(t.name for t in tools.tools)}")
-            for step in (s for s in reference.steps if s.role == "assistant"):
-                if step.tool_call is None:
-                    reply = await rest.send_message(episode.episode_id, step.content or "")
-                    print(f"  agent: {step.content}\n  user: {reply.content}")
+            for step in (s for s in reference["steps"] if s["role"] == "assistant"):
+                call = step["tool_call"]
+                if call is None:
+                    message = {"content": step["content"] or ""}
+                    reply = await _rest(http, "POST", f"/v1/episodes/{episode_id}/messages", message)
+                    print(f"  agent: {step['content']}\n  user: {reply['content']}")
                     continue
-                call = step.tool_call
-                result = await mcp.call_tool(call.name, call.arguments)
+                result = await mcp.call_tool(call["name"], call["arguments"])
                 text = result.content[0].text if result.content else ""  # type: ignore[union-attr]
                 mark = "refused" if result.is_error else "ok"
-                print(f"  {call.name}({json.dumps(call.arguments)}) -> {mark}: {text[:100]}")
-        return await rest.score(episode.episode_id)
+                print(f"  {call['name']}({json.dumps(call['arguments'])}) -> {mark}: {text[:100]}")
+        return await _rest(http, "POST", f"/v1/episodes/{episode_id}/score")  # type: ignore[no-any-return]
 
 
 def main() -> None:
@@ -62,7 +71,7 @@ def main() -> None:
     parser.add_argument("--task", default="hotel-corp-modify-approval-001")
     args = parser.parse_args()
     score = asyncio.run(play(args.url.rstrip("/"), args.task, os.environ.get("GROUNDSTATE_API_KEY")))
-    print(f"status {score.status}, reward {score.reward}")
+    print(f"status {score['status']}, reward {score['reward']}")
 
 
 if __name__ == "__main__":

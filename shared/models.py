@@ -13,7 +13,8 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 
 UserKind = Literal["scripted", "llm"]
 ScoreStatus = Literal["scored", "backend_error"]
-EpisodeStatus = Literal["active", "finished"]
+#: `disposed`: dropped before or after scoring (its sandbox is gone; its events, and score if any, stay).
+EpisodeStatus = Literal["active", "finished", "disposed"]
 #: `rejected_tool_call`: a call refused before it ran (unknown tool, invalid arguments; nothing changed);
 #: `conversation_end`: the simulated user ended the conversation (no text: the end is never a message).
 EventKind = Literal[
@@ -72,7 +73,7 @@ class DomainDetail(WireModel):
     policy: str = Field(description="The agent's operating manual (markdown).")
     tools: list[dict[str, Any]] = Field(description=TOOLS_DESCRIPTION)
     tool_kinds: dict[str, ToolKind] = Field(
-        description=TOOL_KINDS_DESCRIPTION, examples=[{"get_booking": "read"}]
+        default_factory=dict, description=TOOL_KINDS_DESCRIPTION, examples=[{"get_booking": "read"}]
     )
 
 
@@ -93,7 +94,7 @@ class EpisodeStarted(WireModel):
     system_prompt: str = Field(description="The domain policy, to use as the agent's system prompt.")
     tools: list[dict[str, Any]] = Field(description=TOOLS_DESCRIPTION)
     tool_kinds: dict[str, ToolKind] = Field(
-        description=TOOL_KINDS_DESCRIPTION, examples=[{"get_booking": "read"}]
+        default_factory=dict, description=TOOL_KINDS_DESCRIPTION, examples=[{"get_booking": "read"}]
     )
     first_message: str = Field(description="The simulated user's opening message.")
     user: UserKind
@@ -246,6 +247,18 @@ class Credit(WireModel):
     )
 
 
+class StateChange(WireModel):
+    """One change the agent made to the task's initial state (what it did, right or wrong)."""
+
+    table: str
+    key: str = Field(description="Primary key of the row, or `(new row)` for an added row.")
+    column: str | None = Field(
+        default=None, description="The column, or null for a whole row added (`after`) or removed (`before`)."
+    )
+    before: Any = None
+    after: Any = None
+
+
 class ScoreResult(WireModel):
     """The verdict on an episode or trajectory."""
 
@@ -253,6 +266,11 @@ class ScoreResult(WireModel):
     reward: int | None = Field(description="1 or 0; null when status is backend_error.")
     checks: list[Check] = Field(default_factory=list)
     diff: list[DiffEntry] = Field(default_factory=list)
+    changes: list[StateChange] = Field(
+        default_factory=list,
+        description="What the agent changed against the task's initial state, passing or not (volatile "
+        "columns left out); `diff` is how that differs from the expected changes.",
+    )
     error: str | None = Field(default=None, description="Cause of a backend_error.")
     user_model: str = ""
     user_prompt_version: str = ""
@@ -310,6 +328,9 @@ class EpisodeInfo(WireModel):
     user: UserKind
     events: list[EpisodeEvent]
     diff: list[DiffEntry] = Field(description="Against the expected changes, as scoring would see it now.")
+    changes: list[StateChange] = Field(
+        default_factory=list, description="What the agent changed so far against the task's initial state."
+    )
     score: ScoreResult | None = None
 
 

@@ -34,8 +34,10 @@ app = typer.Typer(
 )
 
 RunDir = Annotated[Path, typer.Argument(help="Run directory holding results.jsonl (or the .jsonl file).")]
-PriceIn = Annotated[float | None, typer.Option("--price-in", min=0, help="Price per 1M input tokens.")]
-PriceOut = Annotated[float | None, typer.Option("--price-out", min=0, help="Price per 1M output tokens.")]
+PriceIn = Annotated[
+    float | None, typer.Option("--price-in", min=0, help="Dollars per 1M input tokens (costs are in $).")
+]
+PriceOut = Annotated[float | None, typer.Option("--price-out", min=0, help="Dollars per 1M output tokens.")]
 PoolGrading = Annotated[
     bool,
     typer.Option(
@@ -69,10 +71,12 @@ def _pct(value: float | None) -> str:
 def _metrics_table(console: Console, metrics: Metrics, title: str) -> RenderableType:
     """The metrics of a run, overall then per domain, in the widest layout that fits the console."""
     k = metrics.k
-    columns = ["group", "tasks", "trials", "backend err", "pass@1", "95% CI", f"pass@{k}", f"pass^{k}"]
+    # at k = 1, pass@k and pass^k are pass@1 again: listed once
+    columns = ["group", "tasks", "trials", "backend err", "pass@1", "95% CI"]
+    columns += [f"pass@{k}", f"pass^{k}"] if k > 1 else []
     columns += [f"{k}/{k} tasks", "solved ≥1", "turns", "tool calls", "tokens in", "tokens out"]
     if metrics.cost is not None:
-        columns += ["cost/success", "cost/reliable task"]
+        columns += ["$/success", "$/reliable task"]
 
     def row(name: str, m: GroupMetrics) -> list[str]:
         ci = m.pass_at_1_ci95
@@ -83,8 +87,7 @@ def _metrics_table(console: Console, metrics: Metrics, title: str) -> Renderable
             str(m.backend_errors),
             _pct(m.pass_at_1),
             f"{ci.low * 100:.1f}–{ci.high * 100:.1f}%" if ci else "—",
-            _pct(m.pass_at_k),
-            _pct(m.pass_hat_k),
+            *([_pct(m.pass_at_k), _pct(m.pass_hat_k)] if k > 1 else []),
             f"{m.observed_k_of_k} ({_pct(m.observed_k_of_k_rate)})",
             f"{m.solved_at_least_once} ({_pct(m.solved_at_least_once_rate)})",
         ]
@@ -204,8 +207,9 @@ PolicyOpt = Annotated[
     str,
     typer.Option(
         "--policy",
-        help="Policy spec KIND[:TARGET][?opt=val&...]: openai:MODEL[@BASE_URL], local:smollm2, local:PATH, "
-        "replay (gold-action oracle), recorded:PATH.",
+        # no square brackets: the help is Rich markup, where `[@BASE_URL]` would vanish as a style tag
+        help="Policy spec, KIND:TARGET?opt=val&...: openai:MODEL or openai:MODEL@BASE_URL, local:smollm2, "
+        "local:PATH, replay (the gold-action oracle), recorded:PATH.",
     ),
 ]
 OutOpt = Annotated[
@@ -263,10 +267,12 @@ def _campaign(options: Mapping[str, Any]) -> CampaignSummary:
     except (PolicySpecError, UnknownNameError, CampaignError, ClientError) as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(1) from exc
+    # short lines: a terminal would break one long line mid-word
     typer.echo(
-        f"{summary.run} trials run ({summary.rollouts} episodes, {summary.retries} retries), "
-        f"{summary.skipped} already done, {summary.successes} solved, "
-        f"{summary.backend_errors} backend errors, {summary.elapsed_s:.1f} s -> {out / 'results.jsonl'}"
+        f"{summary.run} trials run in {summary.elapsed_s:.1f} s ({summary.rollouts} episodes, "
+        f"{summary.retries} retries), {summary.skipped} already done\n"
+        f"{summary.successes} solved, {summary.backend_errors} backend errors\n"
+        f"results: {out / 'results.jsonl'}"
     )
     try:
         _print_metrics(compute_metrics(read_results(out)), str(out))

@@ -24,7 +24,14 @@ from typing import Any
 
 from pydantic import Field, model_validator
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    ProgressColumn,
+    TextColumn,
+    TimeRemainingColumn,
+)
 
 from shared.client import AsyncGroundstateClient
 from shared.models import UserKind
@@ -404,24 +411,13 @@ class _Campaign:
 
     def progress_bar(self, console: Console, show: bool) -> Progress:
         """The Rich progress bar: done / running / backend errors / ETA / running pass rate."""
-        self._progress = Progress(
-            TextColumn("[bold]{task.description}"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TextColumn("running {task.fields[running]}"),
-            TextColumn("backend errors {task.fields[errors]}"),
-            TextColumn("{task.fields[rate]}"),
-            TextColumn("ETA"),
-            TimeRemainingColumn(),
-            console=console,
-            disable=not show,
-        )
+        self._progress = Progress(*progress_columns(), console=console, disable=not show)
         self._bar = self._progress.add_task(
-            self.config.policy,
+            policy_label(self.config.policy),
             total=self.summary.planned,
             completed=self.summary.skipped,
             running=0,
-            errors=0,
+            errors="",
             rate="",
         )
         self._update()
@@ -431,10 +427,40 @@ class _Campaign:
         if self._progress is None:
             return
         rates = [sum(v) / len(v) for v in self.outcomes.values() if v]
-        label = (
-            "pass@1" if self.config.samples == 1 else f"best-of-{self.config.samples} ({self.config.select})"
-        )
+        label = "pass@1" if self.config.samples == 1 else f"best-of-{self.config.samples}"
         rate = f"{label} {sum(rates) / len(rates):.1%}" if rates else f"{label} —"
+        errors = self.summary.backend_errors
         self._progress.update(
-            self._bar, advance=advance, running=self.running, errors=self.summary.backend_errors, rate=rate
+            self._bar,
+            advance=advance,
+            running=self.running,
+            errors=f" · {errors} errors" if errors else "",  # backend errors, shown once there is one
+            rate=rate,
         )
+
+
+#: The widest policy label on the progress line: with the bar, the counts and the ETA it fits 80 columns.
+POLICY_LABEL_WIDTH = 18
+
+
+def policy_label(spec: str) -> str:
+    """The policy as the progress line names it: the spec without its options and endpoint, kept short."""
+    label = spec.split("?")[0].split("@")[0]
+    if len(label) > POLICY_LABEL_WIDTH:
+        kind, _, target = label.partition(":")
+        label = f"{kind}:{target.rsplit('/', 1)[-1]}" if target else label
+    return label[:POLICY_LABEL_WIDTH]
+
+
+def progress_columns() -> tuple[ProgressColumn, ...]:
+    """The progress line: policy, bar, done/planned, running, backend errors (once any), pass rate, ETA.
+
+    Sized for 80 columns: `openai:gpt-4o-mini ━━╸  120/480 4 running · 2 errors · pass@1 52.5% 0:03:10`.
+    """
+    return (
+        TextColumn("[bold]{task.description}"),
+        BarColumn(bar_width=4),
+        MofNCompleteColumn(),
+        TextColumn("{task.fields[running]} running{task.fields[errors]} · {task.fields[rate]}"),
+        TimeRemainingColumn(),
+    )

@@ -67,8 +67,8 @@ _HEADLINE: list[_Row] = [
     ("mean tool calls", lambda m: m.mean_tool_calls, "num", 0),
     ("mean tokens in", lambda m: m.mean_tokens_in, "num", 0),
     ("mean tokens out", lambda m: m.mean_tokens_out, "num", 0),
-    ("cost per successful attempt", lambda m: m.cost.per_success if m.cost else None, "cost", -1),
-    ("cost per reliable task", lambda m: m.cost.per_reliable_task if m.cost else None, "cost", -1),
+    ("cost per successful attempt ($)", lambda m: m.cost.per_success if m.cost else None, "cost", -1),
+    ("cost per reliable task ($)", lambda m: m.cost.per_reliable_task if m.cost else None, "cost", -1),
 ]
 
 
@@ -117,6 +117,8 @@ def write_report(
         else None
     )
     k_max = k_max or k
+    if base_tallies is not None and not {t.task_id for t in tallies} & {t.task_id for t in base_tallies}:
+        base_metrics = None  # no task in common: a Δ between them would compare nothing with nothing
     policies = ", ".join(sorted({r.policy for r in results})) or "—"
     title = f"groundstate report — {run_path.name}"
     sections = [
@@ -134,7 +136,7 @@ def write_report(
         sections.append(
             f"<h2>Best-of-{metrics.best_of_n.samples_per_trial}</h2>" + _headline(metrics.best_of_n)
         )
-    if base_tallies is not None and base_metrics is not None:
+    if base_tallies is not None:
         sections.append("<h2>Compared with the baseline</h2>" + _comparison(tallies, base_tallies, k))
     page = (
         f"<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>{escape(title)}</title>"
@@ -181,6 +183,8 @@ def _table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
 def _headline(m: GroupMetrics, base: GroupMetrics | None = None) -> str:
     rows = []
     for label, get, kind, better in _HEADLINE:
+        if m.k == 1 and label in ("pass@k", "pass^k"):
+            continue  # pass@1 again: listed once
         value = _fmt(get(m), kind)
         if label == "pass@1" and m.pass_at_1_ci95 is not None:
             ci = m.pass_at_1_ci95
@@ -204,8 +208,7 @@ def _domain_table(m: Metrics, base: Metrics | None) -> str:
             _fmt(d.trials, "int"),
             _fmt(d.backend_errors, "int"),
             _fmt(d.pass_at_1, "pct") + (f" [{ci.low * 100:.1f}, {ci.high * 100:.1f}]" if ci else ""),
-            _fmt(d.pass_at_k, "pct"),
-            _fmt(d.pass_hat_k, "pct"),
+            *([_fmt(d.pass_at_k, "pct"), _fmt(d.pass_hat_k, "pct")] if m.k > 1 else []),
             f"{d.observed_k_of_k} / {d.tasks_with_k_trials}",
             f"{d.solved_at_least_once} / {d.tasks}",
         ]
@@ -216,7 +219,8 @@ def _domain_table(m: Metrics, base: Metrics | None) -> str:
                 _delta(d.observed_k_of_k, b.observed_k_of_k if b else None, "int"),
             ]
         rows.append(row)
-    header = ["domain", "tasks", "trials", "backend errors", "pass@1 [95%]", f"pass@{m.k}", f"pass^{m.k}"]
+    header = ["domain", "tasks", "trials", "backend errors", "pass@1 [95%]"]
+    header += [f"pass@{m.k}", f"pass^{m.k}"] if m.k > 1 else []
     header += ["k/k", "solved ≥ 1"] + (["Δ pass@1", "Δ k/k tasks"] if base else [])
     return _table(header, rows)
 
@@ -251,7 +255,11 @@ def _curves(tallies: Sequence[TaskTally], base: Sequence[TaskTally] | None, k_ma
                     color=color,
                     label=f"{name} ({label})",
                 )
-    ax.set(xlabel="k", ylabel="%", ylim=(0, 100), title="pass@k and pass^k")
+            if k_max == 1:  # one point per curve: say its value (pass@1 and pass^1 are one number)
+                for x, y in points:
+                    ax.annotate(f"{y:.1f}%", (x, y), textcoords="offset points", xytext=(8, 0), fontsize=8)
+    # a margin of half a step each side: at k = 1 the single points sit mid-chart, not on its edge
+    ax.set(xlabel="k", ylabel="%", ylim=(0, 100), xlim=(0.5, k_max + 0.5), title="pass@k and pass^k")
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8)
@@ -321,6 +329,11 @@ def _comparison(tallies: Sequence[TaskTally], base: Sequence[TaskTally], k: int)
         f"<p>{len(common)} tasks in both runs; {len(now.keys() - before.keys())} only in this run, "
         f"{len(before.keys() - now.keys())} only in the baseline.</p>"
     ]
+    if not common:
+        parts.append(
+            "<p class='note'>No task in common: no Δ is shown (the runs measure different tasks).</p>"
+        )
+        return "".join(parts)
     criteria: list[tuple[str, Callable[[TaskTally], bool]]] = [
         ("solved at least once", lambda t: t.successes > 0),
         (f"every trial succeeded (k/k, k = {k})", lambda t: t.trials >= k and t.successes == t.trials),

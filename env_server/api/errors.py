@@ -7,6 +7,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from sqlalchemy.exc import OperationalError
 from sqlalchemy.exc import TimeoutError as PoolTimeoutError
+from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from env_server.api.health import mark_store_unchecked
 from env_server.errors import GroundstateError
@@ -23,12 +24,40 @@ async def _groundstate_error(_: Request, exc: GroundstateError) -> JSONResponse:
     return render_error(exc.status, exc.code, exc.message, exc.field)
 
 
-async def _validation_error(_: Request, exc: RequestValidationError) -> JSONResponse:
+async def _validation_error(request: Request, exc: RequestValidationError) -> JSONResponse:
     first = exc.errors()[0]
-    loc = [str(p) for p in first.get("loc", ()) if p not in ("body", "query", "path")]
+    raw_loc = tuple(first.get("loc", ()))
+    if first.get("type") == "json_invalid":  # FastAPI puts the position where a field would go
+        position = raw_loc[1] if len(raw_loc) > 1 else "?"
+        why = (first.get("ctx") or {}).get("error", "JSON decode error")
+        message = f"the request body is not valid JSON: {why} at offset {position}"
+        return render_error(422, "invalid-json", message, "body")
+    content_type = request.headers.get("content-type")
+    if raw_loc[:1] == ("body",) and len(raw_loc) == 1 and "json" not in (content_type or ""):
+        message = (
+            "the request body must be JSON sent with `content-type: application/json` "
+            f"(this request's content-type: {content_type or 'none'})"
+        )
+        return render_error(415, "unsupported-media-type", message, "content-type")
+    loc = [str(p) for p in raw_loc if p not in ("body", "query", "path")]
     field = ".".join(loc) or None
     where = f"field '{field}': " if field else ""
     return render_error(422, "invalid-request", f"{where}{first.get('msg', 'invalid value')}", field)
+
+
+async def _http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+    """Starlette's own refusals (no such route, a method the route does not take) in the one error shape."""
+    method, path = request.method, request.url.path
+    if exc.status_code == 404:
+        code, message = "not-found", f"no route {method} {path} (the API is listed at /docs)"
+    elif exc.status_code == 405:
+        allowed = (exc.headers or {}).get("allow") or (exc.headers or {}).get("Allow") or "?"
+        code, message = "method-not-allowed", f"{method} is not allowed on {path} (allowed: {allowed})"
+    else:
+        code, message = "http-error", str(exc.detail)
+    response = render_error(exc.status_code, code, message, None)
+    response.headers.update(exc.headers or {})
+    return response
 
 
 async def _database_unavailable(request: Request, exc: OperationalError | PoolTimeoutError) -> JSONResponse:
@@ -48,3 +77,4 @@ def install_error_handlers(app: FastAPI) -> None:
     app.add_exception_handler(PoolTimeoutError, _database_unavailable)  # type: ignore[arg-type]
     app.add_exception_handler(GroundstateError, _groundstate_error)  # type: ignore[arg-type]
     app.add_exception_handler(RequestValidationError, _validation_error)  # type: ignore[arg-type]
+    app.add_exception_handler(StarletteHTTPException, _http_error)  # type: ignore[arg-type]

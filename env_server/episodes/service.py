@@ -21,6 +21,7 @@ from env_server.episodes.log import EpisodeLog
 from env_server.errors import (
     BackendError,
     ConversationOverError,
+    EpisodeDisposedError,
     EpisodeFinishedError,
     GroundstateError,
     InvalidRequestError,
@@ -28,6 +29,7 @@ from env_server.errors import (
 )
 from env_server.execution import episode_tools, find_tool, run_tool
 from env_server.sandbox import Sandbox, SandboxEngine, template_of
+from env_server.scoring.diff import listed
 from env_server.scoring.scorer import Scorer, submitted_answer
 from env_server.scoring.trajectory import Call, Message, Step, Trajectory
 from env_server.store import EpisodeRecord, Store
@@ -230,32 +232,38 @@ class EpisodeService:
             return ScoreResult.model_validate(stored)
 
     def info(self, episode_id: str) -> EpisodeInfo:
-        """The episode's events, its diff against the expected changes so far, and its score if any."""
+        """The episode's events, its diff against the expected changes so far, and its score if any.
+
+        A disposed episode still answers, as `disposed`: its events and its score stay in the store; with
+        its sandbox gone, an unscored one has no diff and no changes to show.
+        """
         with self._lock(episode_id):
-            record = self._record(episode_id)
+            record = self._record(episode_id, include_disposed=True)
             saved = self.store.score(episode_id)
             score = None if saved is None else ScoreResult.model_validate(saved)
             task = self.registry.task(record.task_id)
             domain = self.registry.domain(task.domain)
-            if score is not None:
-                diff = score.diff
+            if record.disposed:
+                diff, changed = (score.diff, score.changes) if score is not None else ([], [])
+            elif score is not None:
+                diff, changed = score.diff, score.changes
             else:
-                diff = self.scorer.diff(
-                    task, domain, self.scorer.actual(self._sandbox(record, task, domain), domain)
-                )
+                actual = self.scorer.actual(self._sandbox(record, task, domain), domain)
+                diff, changed = self.scorer.diff(task, domain, actual), listed(actual)
             return EpisodeInfo(
                 episode_id=record.id,
                 task_id=record.task_id,
                 domain=record.domain,
-                status=record.status,  # type: ignore[arg-type]  # stored values are the Literals
+                status="disposed" if record.disposed else record.status,  # type: ignore[arg-type]
                 user=record.user_kind,  # type: ignore[arg-type]
                 events=[e.wire() for e in self.store.events(episode_id)],
                 diff=diff,
+                changes=changed,
                 score=score,
             )
 
     def dispose(self, episode_id: str) -> None:
-        """Drop the sandbox; the episode disappears from the API (its events stay in the store)."""
+        """Drop the sandbox; the episode then reads `disposed` and takes no more calls (410)."""
         with self._lock(episode_id):
             self._record(episode_id)
             self._drop_sandbox(episode_id, attach=True)
@@ -353,10 +361,16 @@ class EpisodeService:
                 lock = self._locks[episode_id] = threading.RLock()
             return lock
 
-    def _record(self, episode_id: str) -> EpisodeRecord:
-        record = self.store.episode(episode_id)
+    def _record(self, episode_id: str, *, include_disposed: bool = False) -> EpisodeRecord:
+        record = self.store.episode(episode_id, include_disposed=True)
         if record is None:
             raise UnknownEpisodeError(f"unknown episode '{episode_id}'", field="episode_id")
+        if record.disposed and not include_disposed:
+            raise EpisodeDisposedError(
+                f"episode {episode_id} was disposed of: its sandbox is gone, so it takes no more calls "
+                f"(GET /v1/episodes/{episode_id} still shows its record); start a new one",
+                field="episode_id",
+            )
         return record
 
     def _active(self, episode_id: str) -> tuple[EpisodeRecord, Task, Domain]:

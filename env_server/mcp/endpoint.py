@@ -16,9 +16,11 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 
+import mcp_types as types
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp.server.transport_security import TransportSecuritySettings
 from starlette.concurrency import run_in_threadpool
+from starlette.responses import JSONResponse
 from starlette.types import Receive, Scope, Send
 
 from env_server.api.errors import render_error
@@ -32,7 +34,7 @@ MCP_PATH = f"/v1/episodes/{{{EPISODE_PARAM}}}/mcp"
 
 
 class McpEndpoint:
-    """The ASGI app mounted at `MCP_PATH`: 404 for an unknown episode, else the SDK's transport."""
+    """The ASGI app mounted at `MCP_PATH`: a JSON-RPC error for an unknown episode, else the SDK."""
 
     #: The metrics middleware's route label (Starlette sets `scope["route"]` for API routes only).
     path = MCP_PATH
@@ -62,21 +64,52 @@ class McpEndpoint:
                 self._manager = None
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        """Refuse unknown episodes with the REST error shape, then hand the request to the SDK."""
+        """Answer a GET at once, refuse unknown episodes with the server's message, else run the SDK."""
         scope.setdefault("route", self)
+        if scope["method"] == "GET":
+            # Stateless and JSON-only, the endpoint has no event stream to GET; the SDK would hold the
+            # request open until its timeout (about 30 s) before answering.
+            message = (
+                "the MCP endpoint takes JSON-RPC requests by POST (Streamable HTTP, stateless, JSON "
+                "responses): there is no event stream to GET"
+            )
+            response = render_error(405, "method-not-allowed", message, None)
+            response.headers["allow"] = "POST"
+            await response(scope, receive, send)
+            return
         manager = self._manager
         if manager is None:
             err: GroundstateError = BackendError(
                 "the MCP endpoint is not running (the app's lifespan has not started)"
             )
-            await render_error(err.status, err.code, err.message, None)(scope, receive, send)
+            await _jsonrpc_error(err)(scope, receive, send)
             return
         try:
             await run_in_threadpool(self.service.tools, scope["path_params"][EPISODE_PARAM])
         except GroundstateError as err:
-            await render_error(err.status, err.code, err.message, err.field)(scope, receive, send)
+            await _jsonrpc_error(err)(scope, receive, send)
             return
         await manager.handle_request(scope, receive, send)
+
+
+def _jsonrpc_error(err: GroundstateError) -> JSONResponse:
+    """The error as MCP clients read it: a JSON-RPC error body carrying the server's message, at its status.
+
+    The SDK's client surfaces a JSON-RPC error from a non-2xx body and replaces any other body by the
+    status's name (an unknown episode would read "Not Found"). `data` holds the REST error's `code` and
+    `field`, so a client can tell an unknown episode from a disposed or finished one.
+    """
+    rpc_code = types.INTERNAL_ERROR if isinstance(err, BackendError) else types.INVALID_REQUEST
+    body = {
+        "jsonrpc": "2.0",
+        "id": None,
+        "error": {
+            "code": rpc_code,
+            "message": f"{err.code}: {err.message}",
+            "data": {"code": err.code, "field": err.field},
+        },
+    }
+    return JSONResponse(body, status_code=err.status)
 
 
 def transport_security(allowed_hosts: Sequence[str]) -> TransportSecuritySettings:

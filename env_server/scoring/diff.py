@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from env_server.sandbox.snapshot import ChangedRows, Key, Row, Snapshot
-from shared.models import DiffEntry
+from shared.models import DiffEntry, StateChange
 
 NEW_ROW = "(new row)"
 
@@ -92,6 +92,22 @@ def without_columns(state: StateChanges, columns: Iterable[str]) -> StateChanges
         if kept:
             result[table] = kept
     return result
+
+
+def listed(state: StateChanges) -> list[StateChange]:
+    """The changes one by one, as people read them: per table, updated cells, removed rows, added rows."""
+    out: list[StateChange] = []
+    for table in sorted(state):
+        diff = state[table]
+        for key in sorted(diff.updated, key=key_text):
+            for column, (before, after) in sorted(diff.updated[key].items()):
+                out.append(
+                    StateChange(table=table, key=key_text(key), column=column, before=before, after=after)
+                )
+        for key in sorted(diff.removed, key=key_text):
+            out.append(StateChange(table=table, key=key_text(key), before=diff.removed[key]))
+        out += [StateChange(table=table, key=NEW_ROW, after=row) for row in diff.added]
+    return out
 
 
 def compare(expected: StateChanges, actual: StateChanges) -> list[DiffEntry]:

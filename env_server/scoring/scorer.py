@@ -17,7 +17,7 @@ from env_server.sandbox.snapshot import ChangedRows
 from env_server.scoring.communicate import Conversation
 from env_server.scoring.consent import consent_check, early_write
 from env_server.scoring.credit import CallEffect, assign_credit, effect_between
-from env_server.scoring.diff import StateChanges, changes, compare, without_columns
+from env_server.scoring.diff import StateChanges, changes, compare, listed, without_columns
 from env_server.scoring.trajectory import Call, Trajectory
 from env_server.scoring.vocabulary import vocabulary
 from shared.judge import JudgeMessage, Verdict
@@ -180,7 +180,7 @@ class Scorer:
         For analytics tasks, `answer` (the rows of the last `submit_answer` call, or None) must also match
         the gold SQL's result.
         """
-        entries = self.diff(task, domain, actual)
+        entries, changed = self.diff(task, domain, actual), listed(actual)
         checks = [Check(name="state", passed=not entries, detail=_summary(entries))]
         if task.kind == "analytics":
             checks.append(self._answer_check(task, domain, answer))
@@ -209,6 +209,7 @@ class Scorer:
                     reward=None,
                     checks=checks,
                     diff=entries,
+                    changes=changed,
                     error=f"task {task.id} has rubric questions but no judge is configured "
                     "(set GROUNDSTATE_JUDGE_BASE_URL and GROUNDSTATE_JUDGE_MODEL)",
                 )
@@ -217,7 +218,12 @@ class Scorer:
                 verdicts = self.judge.ask(chat, list(task.rubric))
             except BackendError as exc:
                 return ScoreResult(
-                    status="backend_error", reward=None, checks=checks, diff=entries, error=exc.message
+                    status="backend_error",
+                    reward=None,
+                    checks=checks,
+                    diff=entries,
+                    changes=changed,
+                    error=exc.message,
                 )
             checks += [
                 Check(name=f"rubric:{v.question}", passed=v.answer == "yes", detail=v.reason)
@@ -225,7 +231,12 @@ class Scorer:
             ]
         reward = int(all(c.passed for c in checks))
         result = ScoreResult(
-            status="scored", reward=reward, checks=checks, diff=entries, grading=self.grading(task, domain)
+            status="scored",
+            reward=reward,
+            checks=checks,
+            diff=entries,
+            changes=changed,
+            grading=self.grading(task, domain),
         )
         if task.rubric and said and self.judge is not None:
             result.judge_model, result.judge_prompt_version = self.judge.model, self.judge.prompt_version

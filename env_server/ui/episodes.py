@@ -3,7 +3,7 @@
 An episode page reads what `GET /v1/episodes/{id}` reads (the episode service's `info`: events, the diff
 so far or the scored one, the score). That call only reads the sandbox; on a worker that does not hold a
 live SQLite sandbox it rebuilds it from the recorded calls, exactly as the REST API would. A disposed
-episode is gone from the REST API but its events stay in the store; the viewer still shows them.
+episode reads `disposed` here as over REST: its events (and score, if any) stay in the store.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from env_server.errors import BackendError, UnknownEpisodeError
 from env_server.store import EpisodeRecord
 from env_server.ui.diffs import KINDS, group_diff
 from env_server.ui.pages import form_choice, page_router, render
-from shared.models import DiffEntry, EpisodeEvent, ScoreResult
+from shared.models import DiffEntry, EpisodeEvent, ScoreResult, StateChange
 
 router = page_router("/ui/episodes")
 PAGE = 50
@@ -64,6 +64,7 @@ class EpisodeView:
     diff: list[DiffEntry] | None
     score: ScoreResult | None
     diff_problem: str | None = None
+    changes: Sequence[StateChange] = ()
 
 
 @router.get("/{episode_id}")
@@ -101,7 +102,7 @@ def _episode_view(service: EpisodeService, episode_id: str) -> EpisodeView:
     if not record.disposed:
         try:
             info = service.info(episode_id)
-            return EpisodeView(record, info.events, info.diff, info.score)
+            return EpisodeView(record, info.events, info.diff, info.score, changes=info.changes)
         except UnknownEpisodeError:  # disposed between the two reads: show it as disposed
             record = service.store.episode(episode_id, include_disposed=True) or record
         except BackendError as exc:
@@ -111,4 +112,6 @@ def _episode_view(service: EpisodeService, episode_id: str) -> EpisodeView:
     if score is None and record.disposed:
         problem = "disposed of before it was scored: its sandbox, and so its final state, is gone"
     events = [e.wire() for e in service.store.events(episode_id)]
-    return EpisodeView(record, events, score.diff if score else None, score, problem)
+    return EpisodeView(
+        record, events, score.diff if score else None, score, problem, changes=score.changes if score else ()
+    )

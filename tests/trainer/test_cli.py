@@ -1,5 +1,6 @@
 import importlib
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -172,8 +173,23 @@ def test_metrics_table_is_readable_in_a_narrow_terminal(run: Path, columns: int)
     assert result.exit_code == 0, result.output
     assert "…" not in result.stdout  # no cell cut short
     assert max(len(line) for line in result.stdout.splitlines()) <= columns
-    for value in ("50.00%", "37.50%", "overall", "hotel", "retail", "cost/reliable task", "tokens out"):
+    for value in ("50.00%", "37.50%", "overall", "hotel", "retail", "$/reliable task", "tokens out"):
         assert value in result.stdout
+
+
+def test_with_one_trial_pass_at_1_is_listed_once_at_80_columns(tmp_path: Path) -> None:
+    one = write_run(tmp_path / "one", {"hotel-a": [1], "hotel-b": [0], "retail-a": [1]})
+    out = subprocess.run(
+        [sys.executable, "-m", "groundstate", "metrics", str(one), "--price-in", "2", "--price-out", "10"],
+        env={**os.environ, "COLUMNS": "80", "PYTHONPATH": str(Path(__file__).parents[2])},
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    ).stdout
+    assert "(k = 1)" in out and out.count("pass@1") == 1 and "pass^1" not in out
+    assert "$/success" in out and "$/reliable task" in out  # costs carry their unit
+    assert "…" not in out and max(len(line) for line in out.splitlines()) <= 80
 
 
 def test_metrics_table_is_one_row_per_group_when_wide(run: Path) -> None:

@@ -131,3 +131,22 @@ def test_report_renders_in_headless_chromium(runs: tuple[Path, Path], tmp_path: 
     assert "75.00%" in dom
     assert "44.00%" in dom  # the baseline's pass@1
     assert "1 tasks gained" in dom
+
+
+def test_a_one_trial_run_lists_pass_at_1_once_and_labels_its_single_points(tmp_path: Path) -> None:
+    run = write_run(tmp_path / "one", {"hotel-a": [1], "hotel-b": [0], "retail-a": [1]})
+    page = write_report(run, pricing=Pricing(price_in_per_1m=2, price_out_per_1m=10)).read_text()
+    headline = page[page.index("<h2>Headline</h2>") : page.index("<h2>Per domain</h2>")]
+    domains = page[page.index("<h2>Per domain</h2>") : page.index("<h2>pass@k and pass^k</h2>")]
+    assert headline.count("<td>pass@1</td>") == 1 and "pass^1" not in headline
+    assert domains.count("pass@1") == 1 and "pass^1" not in domains  # the header's "pass@1 [95%]" only
+    assert "cost per successful attempt ($)" in headline and "cost per reliable task ($)" in headline
+    assert "66.7%" in page  # the single points of the curve are labelled with their value
+
+
+def test_runs_without_tasks_in_common_show_no_delta(tmp_path: Path) -> None:
+    run = write_run(tmp_path / "run", {"hotel-a": [1, 1], "hotel-b": [0, 1]})
+    other = write_run(tmp_path / "other", {"retail-a": [1, 0], "retail-b": [0, 0]}, "policy-b")
+    page = write_report(run, other).read_text()
+    assert "Δ" not in page.replace("no Δ is shown", "")
+    assert "0 tasks in both runs" in page and "No task in common: no Δ is shown" in page

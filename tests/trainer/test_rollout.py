@@ -53,6 +53,11 @@ def rollout(url: str, policy: Policy, task_id: str, **config: Any) -> RolloutRes
     return asyncio.run(go())
 
 
+async def _score(url: str, episode_id: str) -> None:
+    async with AsyncGroundstateClient(url) as client:
+        await client.score(episode_id)
+
+
 def episode_events(url: str, episode_id: str) -> list[dict[str, Any]]:
     async def go() -> list[dict[str, Any]]:
         async with AsyncGroundstateClient(url) as client:
@@ -208,8 +213,8 @@ def test_an_unreachable_policy_endpoint_is_a_backend_error_and_frees_the_episode
     )
     assert result.episode_id is not None and result.turns == []
     with pytest.raises(ApiError) as info:
-        episode_events(server, result.episode_id)
-    assert info.value.status == 404, "the unscored episode was disposed of"
+        asyncio.run(_score(server, result.episode_id))
+    assert info.value.code == "episode-disposed", "the unscored episode was disposed of"
 
 
 def test_a_stuck_policy_endpoint_times_out_as_a_backend_error(server: str, black_hole: str) -> None:

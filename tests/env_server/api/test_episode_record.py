@@ -67,3 +67,18 @@ def test_the_end_of_the_conversation_is_an_event_not_a_user_message(client: Test
     assert all("###" not in e["payload"].get("content", "") for e in events)
     over = client.post(f"/v1/episodes/{eid}/messages", json={"content": "Hello?"})
     assert over.status_code == 409 and over.json()["error"]["code"] == "conversation-over"
+
+
+def test_a_passing_episode_shows_what_the_agent_changed(client: TestClient) -> None:
+    eid = start_episode(client)
+    call(client, eid, "transfer", source_id="AC-0001", target_id="AC-0002", amount_cents=5000)
+    so_far = client.get(f"/v1/episodes/{eid}").json()
+    client.post(f"/v1/episodes/{eid}/messages", json={"content": "Your transfer is complete."})
+    score = client.post(f"/v1/episodes/{eid}/score").json()
+    assert score["reward"] == 1 and score["diff"] == []  # nothing differs from the expected changes...
+    cells = {(c["table"], c["key"], c["column"]): (c["before"], c["after"]) for c in score["changes"]}
+    assert cells[("accounts", "AC-0001", "balance_cents")] == (10000, 5000)  # ...and this is what changed
+    assert cells[("accounts", "AC-0002", "balance_cents")] == (0, 5000)
+    (added,) = [c for c in score["changes"] if c["table"] == "transfers"]
+    assert added["key"] == "(new row)" and added["before"] is None and added["after"]["amount_cents"] == 5000
+    assert so_far["changes"] == score["changes"] == client.get(f"/v1/episodes/{eid}").json()["changes"]

@@ -104,11 +104,29 @@ def test_get_episode_shows_events_and_diff_so_far(client: TestClient) -> None:
     assert info["status"] == "active" and info["score"] is None
 
 
-def test_disposed_episode_is_gone(client: TestClient) -> None:
+def test_a_disposed_episode_reads_disposed_and_takes_no_more_calls(client: TestClient) -> None:
     eid = start_episode(client)
+    call(client, eid, "get_account", account_id="AC-0001")
     assert client.delete(f"/v1/episodes/{eid}").status_code == 204
-    assert client.get(f"/v1/episodes/{eid}").status_code == 404
-    assert client.post(f"/v1/episodes/{eid}/tool_calls", json={"name": "get_account"}).status_code == 404
+    info = client.get(f"/v1/episodes/{eid}").json()
+    assert info["status"] == "disposed" and [e["kind"] for e in info["events"]] == [
+        "user_message",
+        "tool_call",
+    ]
+    for method, path in [
+        ("post", "tool_calls"),
+        ("post", "messages"),
+        ("post", "score"),
+        ("delete", ""),
+        ("post", "mcp"),
+    ]:
+        body = {"content": "hello"} if path == "messages" else {"name": "get_account"}
+        r = client.request(method.upper(), f"/v1/episodes/{eid}/{path}".rstrip("/"), json=body)
+        assert r.status_code == 410, (path, r.text)
+        error = r.json()["error"]  # MCP's is a JSON-RPC error, with the REST code in its `data`
+        assert (error["data"]["code"] if path == "mcp" else error["code"]) == "episode-disposed"
+        assert "disposed of" in error["message"]
+    assert client.get("/v1/episodes/no-such-episode").json()["error"]["code"] == "unknown-episode"
 
 
 def test_rubric_without_judge_is_a_backend_error(client: TestClient) -> None:

@@ -74,3 +74,40 @@ def test_unconfigured_llm_user_is_422(client: TestClient) -> None:
 def test_unknown_domain_is_404(client: TestClient) -> None:
     r = client.get("/v1/domains/nope")
     assert r.status_code == 404 and _error(r)["code"] == "unknown-domain"
+
+
+def test_malformed_json_names_the_offset_not_a_field(client: TestClient) -> None:
+    body = b'{"task_id": "toybank-transfer-001",}'
+    r = client.post("/v1/episodes", content=body, headers={"content-type": "application/json"})
+    assert r.status_code == 422
+    assert _error(r) == {
+        "code": "invalid-json",
+        "message": "the request body is not valid JSON: Expecting property name enclosed in double quotes "
+        f"at offset {body.index(b'}')}",
+        "field": "body",
+    }
+
+
+def test_a_body_without_a_json_content_type_says_so(client: TestClient) -> None:
+    body = b'{"task_id": "toybank-transfer-001"}'
+    for sent, named in ((None, "none"), ("text/plain", "text/plain")):
+        headers = {} if sent is None else {"content-type": sent}
+        r = client.post("/v1/episodes", content=body, headers=headers)
+        assert r.status_code == 415, r.text
+        assert _error(r)["code"] == "unsupported-media-type" and _error(r)["field"] == "content-type"
+        assert (
+            "content-type: application/json" in _error(r)["message"]
+            and f"content-type: {named})" in _error(r)["message"]
+        )
+
+
+def test_unknown_routes_and_methods_use_the_error_shape(client: TestClient) -> None:
+    r = client.get("/v1/nope")
+    assert r.status_code == 404 and _error(r) == {
+        "code": "not-found",
+        "message": "no route GET /v1/nope (the API is listed at /docs)",
+        "field": None,
+    }
+    r = client.post("/v1/domains")
+    assert r.status_code == 405 and r.headers["allow"] == "GET"
+    assert _error(r)["code"] == "method-not-allowed" and "allowed: GET" in _error(r)["message"]

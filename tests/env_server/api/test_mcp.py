@@ -33,6 +33,19 @@ KEY = "mcp-test-key"
 TASK = "hotel-corp-modify-approval-001"
 EXAMPLE = Path(__file__).parents[3] / "examples" / "mcp_client.py"
 LEGACY_CLIENT = Path(__file__).with_name("mcp_legacy_client.py")
+#: Runs the example as a script where none of groundstate's packages can be imported (only the MCP SDK).
+_WITHOUT_GROUNDSTATE = """
+import runpy, sys
+
+class NotInstalled:
+    def find_spec(self, name, path=None, target=None):
+        if name.split(".")[0] in {{"shared", "env_server", "trainer", "groundstate"}}:
+            raise ModuleNotFoundError(f"No module named {{name!r}}", name=name)
+
+sys.meta_path.insert(0, NotInstalled())
+sys.argv = [{example!r}, "--url", {url!r}, "--task", {task!r}]
+runpy.run_path({example!r}, run_name="__main__")
+"""
 
 
 @pytest.fixture(scope="module")
@@ -138,8 +151,12 @@ def test_a_scored_episode_refuses_calls_with_a_protocol_error(url: str, rest: Gr
 def test_gold_trajectory_over_mcp_scores_one_through_rest(url: str) -> None:
     """The runnable example: gold actions over MCP, the user told and the episode scored over REST."""
     env = {**os.environ, "GROUNDSTATE_API_KEY": KEY}
+    # outside groundstate: an isolated interpreter whose imports of the project's packages fail
     run = subprocess.run(
-        [sys.executable, str(EXAMPLE), "--url", url, "--task", TASK], env=env, capture_output=True, text=True
+        [sys.executable, "-I", "-c", _WITHOUT_GROUNDSTATE.format(example=str(EXAMPLE), url=url, task=TASK)],
+        env=env,
+        capture_output=True,
+        text=True,
     )
     assert run.returncode == 0, run.stderr
     assert run.stdout.strip().endswith("status scored, reward 1"), run.stdout
@@ -158,13 +175,48 @@ def test_the_api_key_applies_to_mcp(url: str, rest: GroundstateClient) -> None:
     assert not [e for e in rest.episode(eid).events if e.kind == "tool_call"]
 
 
-def test_unknown_episode_is_a_404_in_the_rest_error_shape(url: str) -> None:
+def _refused_on_connect(url: str, episode_id: str) -> MCPError:
+    """The MCP error the SDK's client raises when the endpoint refuses it at `initialize`."""
+    with pytest.raises(ExceptionGroup) as caught:  # raised while connecting, inside the client's task group
+        over_mcp(url, episode_id, call("get_booking", {"booking_id": "BK-20417"}))
+    matched, _ = caught.value.split(MCPError)
+    assert matched is not None
+    while isinstance(matched, ExceptionGroup):
+        matched = matched.exceptions[0]
+    assert isinstance(matched, MCPError)
+    return matched
+
+
+def test_an_unknown_episode_is_a_404_whose_json_rpc_error_carries_the_servers_message(url: str) -> None:
     response = httpx.post(
         f"{url}/v1/episodes/no-such-episode/mcp",
         json={"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}},
         headers={"authorization": f"Bearer {KEY}", "accept": "application/json, text/event-stream"},
     )
-    assert response.status_code == 404 and response.json()["error"]["code"] == "unknown-episode"
+    error = response.json()["error"]
+    assert response.status_code == 404 and error["data"] == {"code": "unknown-episode", "field": "episode_id"}
+    refused = _refused_on_connect(url, "no-such-episode")  # the SDK's own client
+    assert refused.code == types.INVALID_REQUEST
+    assert refused.message == "unknown-episode: unknown episode 'no-such-episode'"  # not a bare "Not Found"
+
+
+def test_a_disposed_episode_says_so_over_mcp(url: str, rest: GroundstateClient) -> None:
+    eid = rest.start_episode(TASK).episode_id
+    rest.dispose(eid)
+    refused = _refused_on_connect(url, eid)
+    assert refused.message.startswith(f"episode-disposed: episode {eid} was disposed of")
+
+
+def test_a_plain_get_on_the_mcp_url_answers_at_once(url: str, rest: GroundstateClient) -> None:
+    eid = rest.start_episode(TASK).episode_id
+    response = httpx.get(
+        f"{url}/v1/episodes/{eid}/mcp", headers={"authorization": f"Bearer {KEY}"}, timeout=5
+    )
+    assert response.status_code == 405 and response.headers["allow"] == "POST"
+    assert (
+        response.json()["error"]["code"] == "method-not-allowed"
+        and "POST" in response.json()["error"]["message"]
+    )
 
 
 def test_dns_rebinding_protection_refuses_unknown_hosts(url: str, rest: GroundstateClient) -> None:

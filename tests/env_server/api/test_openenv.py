@@ -159,14 +159,14 @@ def test_close_and_disconnect_dispose_of_unfinished_episodes(client: TestClient)
     with client.websocket_connect("/openenv/ws") as ws:
         first = Session(ws).data("reset", {"task_id": TOY_TASK})["observation"]["episode_id"]
         second = Session(ws).data("reset", {"task_id": TOY_TASK})["observation"]["episode_id"]
-        assert client.get(f"/v1/episodes/{first}").status_code == 404  # a new reset replaced it
+        assert client.get(f"/v1/episodes/{first}").json()["status"] == "disposed"  # a new reset replaced it
         ws.send_json({"type": "close"})
         with pytest.raises(WebSocketDisconnect):
             ws.receive_json()
-    assert client.get(f"/v1/episodes/{second}").status_code == 404
+    assert client.get(f"/v1/episodes/{second}").json()["status"] == "disposed"
     with client.websocket_connect("/openenv/ws") as ws:
         dropped = Session(ws).data("reset", {"task_id": TOY_TASK})["observation"]["episode_id"]
-    assert client.get(f"/v1/episodes/{dropped}").status_code == 404
+    assert client.get(f"/v1/episodes/{dropped}").json()["status"] == "disposed"
 
 
 def test_health_schema_and_metadata(client: TestClient) -> None:

@@ -62,6 +62,7 @@ def test_without_the_app_lifespan_the_endpoint_says_so(
     client = TestClient(app)  # no `with`: the lifespan (and the SDK's session manager) never ran
     response = client.post("/v1/episodes/any/mcp", json={}, headers=HEADERS)
     assert response.status_code == 503 and "lifespan" in response.json()["error"]["message"]
+    assert response.json()["error"]["data"]["code"] == "backend-error"
 
 
 def test_default_hosts_are_loopback_unless_bound_elsewhere_with_a_key() -> None:

@@ -18,6 +18,22 @@ def outcomes(rewards: dict[str, list[int | None]]) -> list[dict[str, object]]:
 def test_no_runs_configured_or_found(client: TestClient, runs_dir: Path) -> None:
     html = client.get("/ui/campaigns").text
     assert "No run (a directory holding" in html
+    assert f"--out {runs_dir}/NAME" in unescape(html) and "without a restart" in html
+
+
+def test_a_run_written_while_the_server_runs_shows_up_without_a_restart(
+    client: TestClient, runs_dir: Path
+) -> None:
+    assert 'id="no-runs"' in client.get("/ui/campaigns").text
+    write_run(runs_dir / "later", outcomes({"toybank-transfer-001": [1, 0]}))
+    html = client.get("/ui/campaigns").text
+    assert 'id="no-runs"' not in html and 'href="/ui/campaigns/later"' in html
+
+
+def test_the_runs_directory_defaults_to_runs_in_the_working_directory() -> None:
+    from env_server.settings import Settings
+
+    assert Settings().runs_dirs == [Path("runs")]
 
 
 def test_run_page_shows_figures_curves_and_a_linked_grid(client: TestClient, runs_dir: Path) -> None:

@@ -153,7 +153,7 @@ def test_disposed_episode_stays_viewable_from_the_store(client: TestClient) -> N
     eid = start_episode(client)
     call(client, eid, "get_account", account_id="AC-0001")
     client.delete(f"/v1/episodes/{eid}")
-    assert client.get(f"/v1/episodes/{eid}").status_code == 404
+    assert client.get(f"/v1/episodes/{eid}").json()["status"] == "disposed"  # the same word on both surfaces
     html = page(client, f"/ui/episodes/{eid}")
     assert '<span class="badge state-disposed" id="state">disposed</span>' in html
     assert "disposed of before it was scored" in html and "get_account" in html
