@@ -18,7 +18,8 @@ PACKAGE = ROOT / "env_server"
 
 #: Top layer first. A name is a subpackage or module directly under `env_server/`.
 LAYERS: tuple[frozenset[str], ...] = (
-    frozenset({"app", "cli"}),  # wiring: builds the app and the command line from everything below
+    frozenset({"app", "cli", "diagnostics"}),  # wiring: the app and the command line (diagnostics: its
+    # regrade and blame commands) from everything below
     frozenset({"api", "mcp", "openenv", "ui"}),  # protocols over the episode service
     frozenset({"episodes", "validation", "generation"}),  # episodes; task checks and generation
     frozenset({"judge", "users"}),  # the LLM-backed roles: rubric judge, simulated user
