@@ -31,6 +31,7 @@ if TYPE_CHECKING:
 
 __all__ = ["RecordedPolicy", "ReplayOptions", "ReplayPolicy"]
 
+
 class ReplayOptions(StrictModel):
     """Options of the replay policy."""
 
