@@ -52,6 +52,7 @@ from trainer.policies.local import (
     LocalModel,
     LocalOptions,
     LocalPolicy,
+    portable_target,
     read_model,
     resolve_model,
     wrap_model,
@@ -421,7 +422,14 @@ def train_local(
     out = config.out
     out.mkdir(parents=True, exist_ok=True)
     (out / "run.json").write_text(
-        json.dumps({"config": config.model_dump(mode="json"), "pool_tasks": tasks}, indent=2) + "\n"
+        json.dumps(
+            {
+                "config": {**config.model_dump(mode="json"), "model": portable_target(config.model)},
+                "pool_tasks": tasks,
+            },
+            indent=2,
+        )
+        + "\n"
     )
     log_path = out / LOG_FILE
     log_path.write_text("")

@@ -188,6 +188,7 @@ def test_train_local_updates_the_model_masks_the_environment_and_saves_an_evalua
     assert sorted(p.name for p in (out / "checkpoints").iterdir()) == ["step-00001", "step-00002"]
     run = json.loads((out / "run.json").read_text())
     assert run["config"]["episodes_per_task"] == 3 and len(run["pool_tasks"]) == 4
+    assert run["config"]["model"].startswith("model@")  # the start model by name and fingerprint, no path
 
     evaluated = runner.invoke(
         app, ["eval", "--policy", f"local:{out / 'final'}?max_new_tokens=40&threads=1", "--server", server,
