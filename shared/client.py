@@ -40,6 +40,8 @@ from shared.tasks import Task, TaskPublic
 T = TypeVar("T")
 M = TypeVar("M", bound=BaseModel)
 DEFAULT_TIMEOUT = httpx.Timeout(60.0, connect=5.0)
+DEFAULT_SERVER_URL = "http://127.0.0.1:8000"
+"""The environment server's address when none is given: the one default of every client and command."""
 
 # Built once: a TypeAdapter costs more to build than the answer it parses.
 _DOMAINS = TypeAdapter(list[DomainSummary])
@@ -155,7 +157,7 @@ class GroundstateClient:
 
     def __init__(
         self,
-        base_url: str = "http://127.0.0.1:8000",
+        base_url: str = DEFAULT_SERVER_URL,
         *,
         api_key: str | None = None,
         timeout: httpx.Timeout | float = DEFAULT_TIMEOUT,
@@ -245,7 +247,7 @@ class AsyncGroundstateClient:
 
     def __init__(
         self,
-        base_url: str = "http://127.0.0.1:8000",
+        base_url: str = DEFAULT_SERVER_URL,
         *,
         api_key: str | None = None,
         timeout: httpx.Timeout | float = DEFAULT_TIMEOUT,

@@ -15,6 +15,7 @@ import typer
 from pydantic import ValidationError
 from rich.console import Console, RenderableType
 
+from shared.client import DEFAULT_SERVER_URL
 from shared.errors import ClientError
 from shared.tables import fit_table
 from trainer.cli_options import ApiKeyOpt, QuietOpt, ServerOpt, invalid_options
@@ -296,7 +297,7 @@ def _split(value: str) -> str | None:
 def eval_command(
     policy: PolicyOpt,
     out: OutOpt,
-    server: ServerOpt = "http://127.0.0.1:8000",
+    server: ServerOpt = DEFAULT_SERVER_URL,
     api_key: ApiKeyOpt = None,
     domains: DomainsOpt = None,
     split: Annotated[str, typer.Option("--split", help="train, test or all.")] = "test",
@@ -320,7 +321,7 @@ def eval_command(
 def probe_command(
     policy: PolicyOpt,
     out: OutOpt,
-    server: ServerOpt = "http://127.0.0.1:8000",
+    server: ServerOpt = DEFAULT_SERVER_URL,
     api_key: ApiKeyOpt = None,
     domains: DomainsOpt = None,
     split: Annotated[str, typer.Option("--split", help="train, test or all.")] = "train",

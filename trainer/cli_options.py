@@ -10,7 +10,7 @@ from typing import Annotated
 import typer
 from pydantic import ValidationError
 
-__all__ = ["ApiKeyOpt", "QuietOpt", "ServerOpt", "ThreadsOpt", "invalid_options"]
+__all__ = ["ApiKeyOpt", "QuietOpt", "ServerOpt", "ThreadsOpt", "ToolFormatOpt", "invalid_options"]
 
 ServerOpt = Annotated[
     str, typer.Option("--server", envvar="GROUNDSTATE_SERVER", help="The environment server's base URL.")
@@ -20,6 +20,13 @@ ApiKeyOpt = Annotated[
 ]
 QuietOpt = Annotated[bool, typer.Option("--quiet", help="No progress bar.")]
 ThreadsOpt = Annotated[int | None, typer.Option("--threads", min=1, help="torch CPU threads.")]
+ToolFormatOpt = Annotated[
+    str,
+    typer.Option(
+        "--tool-format",
+        help="Tool-call format: auto (from the chat template), hermes, llama3_json, mistral, qwen3_coder.",
+    ),
+]
 
 
 def invalid_options(exc: ValidationError) -> typer.BadParameter:

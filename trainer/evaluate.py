@@ -33,8 +33,7 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
-from shared.client import AsyncGroundstateClient
-from shared.models import UserKind
+from shared.client import DEFAULT_SERVER_URL, AsyncGroundstateClient
 from shared.strict_model import StrictModel
 from shared.tasks import Split, TaskPublic
 from trainer.best_of import (
@@ -46,9 +45,11 @@ from trainer.best_of import (
     state_signature,
 )
 from trainer.policies import Policy, load_policy
+from trainer.policies.local import portable_spec
 from trainer.results import TrialResult, append_jsonl, append_result, read_results, results_path
+from trainer.retry import EpisodeLimits, RetrySettings, run_with_retries
 from trainer.rollout import run_rollout
-from trainer.rollout_models import RolloutConfig, RolloutResult
+from trainer.rollout_models import RolloutResult
 
 __all__ = [
     "RUN_FILE",
@@ -72,12 +73,12 @@ class CampaignError(RuntimeError):
     """A campaign that cannot run as asked (unknown domain or task, a run directory of another campaign)."""
 
 
-class CampaignConfig(StrictModel):
-    """What to run: policy, server, task selection, trials and limits."""
+class CampaignConfig(EpisodeLimits, RetrySettings):
+    """What to run: policy, server, task selection, trials; the episode limits and retries are inherited."""
 
     policy: str
     """The policy spec (`trainer.policies`)."""
-    server: str = "http://127.0.0.1:8000"
+    server: str = DEFAULT_SERVER_URL
     """The server's base URL."""
     domains: list[str] = Field(default_factory=list)
     """Domains to take tasks from; all of the server's if empty."""
@@ -91,16 +92,6 @@ class CampaignConfig(StrictModel):
     """Trials K of every task."""
     concurrency: int = Field(default=4, ge=1)
     """Episodes running at once."""
-    max_turns: int = Field(default=30, ge=1)
-    """Policy turns per episode."""
-    user: UserKind | None = None
-    """The simulated user; the server's default if null."""
-    retries: int = Field(default=2, ge=0)
-    """Retries of a rollout that ended in a backend error."""
-    retry_backoff_s: float = Field(default=1.0, ge=0)
-    """Wait before the first retry; doubles before each next one."""
-    timeout_s: float = Field(default=900.0, gt=0)
-    """Time budget of one episode; past it the episode is a backend error."""
     samples: int = Field(default=1, ge=1)
     """Candidates per trial (best-of-N); 1 for plain trials."""
     select: Selection | None = None
@@ -116,7 +107,8 @@ class CampaignConfig(StrictModel):
 
     def identity(self) -> dict[str, Any]:
         """The settings a run directory must keep across invocations (so its results stay comparable)."""
-        return self.model_dump(include={"policy", "split", "user", "max_turns", "samples", "select"})
+        identity = self.model_dump(include={"policy", "split", "user", "max_turns", "samples", "select"})
+        return {**identity, "policy": portable_spec(self.policy)}
 
 
 class CampaignSummary(StrictModel):
@@ -190,7 +182,8 @@ async def run_campaign(
         ApiError: The server rejected the campaign's requests (bad credentials, unconfigured user).
     """
     directory = Path(run_dir)
-    record = _open_run(directory, config)  # checked now, written once the policy and the tasks are known
+    # run.json names the policy as results do (`portable_spec`): never a path of this machine
+    record = _open_run(directory, config.model_copy(update={"policy": portable_spec(config.policy)}))
     own_policy = policy is None
     active = policy or load_policy(config.policy)
     started = time.monotonic()
@@ -384,15 +377,11 @@ class _Campaign:
         return rollout.to_trial(split=task.split, trial=trial, sample=sample, domain=task.domain)
 
     async def _run(self, task: TaskPublic, trial: int, sample: int) -> RolloutResult:
-        """One rollout, retried while it ends in a backend error (up to `retries` times, with backoff)."""
-        config = self.config
-        rollout_config = RolloutConfig(
-            max_turns=config.max_turns, timeout_s=config.timeout_s, user=config.user, seed=trial
-        )
-        for attempt in range(config.retries + 1):
-            if attempt:
-                self.summary.retries += 1
-                await asyncio.sleep(config.retry_backoff_s * 2 ** (attempt - 1))
+        """One rollout, rerun while it ends in a backend error (`trainer.retry`)."""
+        rollout_config = self.config.rollout_config(seed=trial)
+
+        async def attempt(number: int) -> RolloutResult:
+            self.summary.retries += 1 if number else 0
             async with self.semaphore:
                 self.running += 1
                 self.summary.peak_running = max(self.summary.peak_running, self.running)
@@ -402,8 +391,9 @@ class _Campaign:
                 finally:
                     self.running -= 1
             self.summary.rollouts += 1
-            if result.status != "backend_error":
-                break
+            return result
+
+        result, _ = await run_with_retries(self.config, attempt)
         self._update()
         return result
 

@@ -25,31 +25,23 @@ from collections.abc import Sequence
 from pydantic import Field
 
 from shared.client import AsyncGroundstateClient
-from shared.models import UserKind
 from shared.strict_model import StrictModel
 from trainer.curriculum import GroupOutcome
 from trainer.policies import Policy
+from trainer.retry import EpisodeLimits, RetrySettings, run_with_retries
 from trainer.rollout import run_rollout
-from trainer.rollout_models import RolloutConfig, RolloutResult
+from trainer.rollout_models import RolloutResult
 
 __all__ = ["EpisodeGroup", "GroupSettings", "StepGroups", "StepTiming", "collect_groups", "episode_timing"]
 
 
-class GroupSettings(StrictModel):
-    """How the groups of one training step are collected."""
+class GroupSettings(EpisodeLimits, RetrySettings):
+    """How the groups of one training step are collected (episode limits and retries inherited)."""
 
     episodes: int = Field(default=8, ge=2)
     """Episodes per task (G); GRPO needs at least 2 to compare."""
     replacements: int = Field(default=2, ge=0)
     """Other tasks tried, per slot, when a slot's group has zero reward variance or cannot complete."""
-    retries: int = Field(default=2, ge=0)
-    """Reruns of an episode that ended in a backend error."""
-    max_turns: int = Field(default=30, ge=1)
-    """Policy turns per episode."""
-    timeout_s: float = Field(default=900.0, gt=0)
-    """Time budget of one episode; past it the episode is a backend error."""
-    user: UserKind | None = None
-    """The simulated user; the server's default if null."""
     concurrency: int = Field(default=1, ge=1)
     """Episodes running at once (a local model generates for one at a time; more overlaps server calls)."""
 
@@ -237,16 +229,20 @@ async def _episode(
     seed: int,
 ) -> tuple[RolloutResult | None, int]:
     """One scored episode (None when every attempt failed) and the backend errors it took."""
-    config = RolloutConfig(
-        max_turns=settings.max_turns, timeout_s=settings.timeout_s, user=settings.user, seed=seed
-    )
-    for attempt in range(settings.retries + 1):
+    config = settings.rollout_config(seed=seed)
+
+    async def attempt(_: int) -> RolloutResult:
         async with gate:
             result = await run_rollout(client, policy, task_id, config)
         step.timing.add(episode_timing(result))
-        if result.status == "scored":
-            step.episodes += 1
-            step.successes += result.reward or 0
-            return result, attempt
+        return result
+
+    def failed(_: int, __: RolloutResult) -> None:
         step.backend_errors += 1
-    return None, settings.retries + 1
+
+    result, number = await run_with_retries(settings, attempt, failed)
+    if result.status != "scored":
+        return None, number + 1
+    step.episodes += 1
+    step.successes += result.reward or 0
+    return result, number

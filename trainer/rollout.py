@@ -31,7 +31,7 @@ from typing import Any, Literal
 from shared.client import AsyncGroundstateClient
 from shared.errors import ApiError, ClientError
 from shared.models import ScoreResult, ToolCallResult
-from trainer.policies.base import ContextOverflowError, Message, Policy, PolicyError, Turn
+from trainer.policies.base import ContextOverflowError, Message, Policy, PolicyError, PolicySpecError, Turn
 from trainer.results import TrialStatus
 from trainer.rollout_models import EndReason, EventKind, RolloutConfig, RolloutEvent, RolloutResult
 
@@ -165,8 +165,8 @@ class _Rollout:
         )
         try:
             self.bound = await self.policy.for_episode(started, self.client)
-        except (PolicyError, ClientError):
-            raise
+        except (PolicyError, ClientError, PolicySpecError):
+            raise  # a PolicySpecError (e.g. an unsupported chat template) stops the campaign
         except Exception as exc:
             raise PolicyError(f"binding to the episode failed: {type(exc).__name__}: {exc}") from exc
         return RolloutState.POLICY

@@ -49,8 +49,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from shared.client import AsyncGroundstateClient
-from shared.models import UserKind
+from shared.client import DEFAULT_SERVER_URL, AsyncGroundstateClient
 from shared.strict_model import StrictModel
 from trainer.curriculum import CURRICULUM_FILE, Curriculum, CurriculumSettings
 from trainer.groups import GroupSettings, StepGroups, collect_groups
@@ -58,10 +57,13 @@ from trainer.policies.local import (
     LocalModel,
     LocalOptions,
     LocalPolicy,
+    portable_target,
     read_model,
     resolve_model,
     wrap_model,
 )
+from trainer.policies.tool_formats import ToolFormatName
+from trainer.retry import EpisodeLimits, RetrySettings
 from trainer.rollout_models import RolloutResult
 from trainer.selection import Pool
 
@@ -83,8 +85,8 @@ class TrainError(RuntimeError):
     """A training run that cannot start as asked (pool too small, tasks the server lacks, bad batch shape)."""
 
 
-class LocalTrainConfig(StrictModel):
-    """A single-machine GRPO run."""
+class LocalTrainConfig(EpisodeLimits, RetrySettings):
+    """A single-machine GRPO run (episode limits and retries inherited, as for `eval` and Verl)."""
 
     pool: Path
     """The training pool (`groundstate select ... --out POOL.json`): train-split tasks only."""
@@ -94,7 +96,7 @@ class LocalTrainConfig(StrictModel):
     """Optimizer steps."""
     model: str = "smollm2"
     """What `local:` loads: `smollm2` or a model directory (e.g. a checkpoint of an earlier run)."""
-    server: str = "http://127.0.0.1:8000"
+    server: str = DEFAULT_SERVER_URL
     """The environment server."""
     tasks_per_step: int = Field(default=18, ge=1)
     """Groups (tasks) per step."""
@@ -108,20 +110,12 @@ class LocalTrainConfig(StrictModel):
     """Sampling temperature of the episodes (TRL rescales the logits by it when it recomputes log-probs)."""
     max_new_tokens: int = Field(default=256, ge=1)
     """Cap on generated tokens per turn."""
-    max_turns: int = Field(default=30, ge=1)
-    """Policy turns per episode."""
     micro_batch: int = Field(default=4, ge=1)
     """Episodes per forward/backward pass (gradients accumulate over the step); divides tasks x episodes."""
     replacements: int = Field(default=2, ge=0)
     """Other tasks tried per slot whose group has zero reward variance or cannot complete."""
-    retries: int = Field(default=2, ge=0)
-    """Reruns of an episode that ended in a backend error."""
     concurrency: int = Field(default=1, ge=1)
     """Episodes running at once."""
-    timeout_s: float = Field(default=900.0, gt=0)
-    """Time budget of one episode."""
-    user: UserKind | None = None
-    """The simulated user; the server's default if null."""
     save_every: int = Field(default=0, ge=0)
     """Save a checkpoint every N steps (0: only `final/`)."""
     curriculum: Literal["static", "adaptive"] = "static"
@@ -131,6 +125,8 @@ class LocalTrainConfig(StrictModel):
     """Seeds torch's sampling, TRL's task order and the replacement draws."""
     threads: int | None = Field(default=None, ge=1)
     """torch CPU threads; torch's default if null."""
+    tool_format: ToolFormatName = "auto"
+    """How the model writes tool calls; `auto` reads its chat template (docs/training/chat-formats.md)."""
 
     def group_settings(self) -> GroupSettings:
         """The group collection settings of this run."""
@@ -138,6 +134,7 @@ class LocalTrainConfig(StrictModel):
             episodes=self.episodes_per_task,
             replacements=self.replacements,
             retries=self.retries,
+            retry_backoff_s=self.retry_backoff_s,
             max_turns=self.max_turns,
             timeout_s=self.timeout_s,
             user=self.user,
@@ -287,9 +284,15 @@ class _Rollouts:
         self.curriculum = curriculum
         self.policy = LocalPolicy(
             config.model,
-            LocalOptions(max_new_tokens=config.max_new_tokens, temperature=config.temperature, top_p=1.0),
+            LocalOptions(
+                max_new_tokens=config.max_new_tokens,
+                temperature=config.temperature,
+                top_p=1.0,
+                tool_format=config.tool_format,
+            ),
             loaded=loaded,
         )
+        loaded.chat_format(config.tool_format)  # an unsupported template is refused before any episode
         self.rng = random.Random(config.seed)
         self.last: StepGroups | None = None
         self.last_batch: dict[str, list[Any]] | None = None
@@ -462,7 +465,14 @@ def train_local(
     if curriculum is not None:
         (out / "curriculum.jsonl").touch()
     (out / "run.json").write_text(
-        json.dumps({"config": config.model_dump(mode="json"), "pool_tasks": tasks}, indent=2) + "\n"
+        json.dumps(
+            {
+                "config": {**config.model_dump(mode="json"), "model": portable_target(config.model)},
+                "pool_tasks": tasks,
+            },
+            indent=2,
+        )
+        + "\n"
     )
     log_path = out / LOG_FILE
     log_path.write_text("")

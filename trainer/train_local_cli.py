@@ -10,8 +10,9 @@ from pydantic import ValidationError
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+from shared.client import DEFAULT_SERVER_URL
 from shared.errors import ClientError
-from trainer.cli_options import ApiKeyOpt, QuietOpt, ServerOpt, ThreadsOpt, invalid_options
+from trainer.cli_options import ApiKeyOpt, QuietOpt, ServerOpt, ThreadsOpt, ToolFormatOpt, invalid_options
 from trainer.policies import PolicySpecError
 from trainer.train_local import LocalTrainConfig, StepLog, TrainError, train_local
 
@@ -25,7 +26,7 @@ def local_command(
     model: Annotated[
         str, typer.Option("--model", help="smollm2, or a transformers model directory (e.g. a checkpoint).")
     ] = "smollm2",
-    server: ServerOpt = "http://127.0.0.1:8000",
+    server: ServerOpt = DEFAULT_SERVER_URL,
     api_key: ApiKeyOpt = None,
     tasks_per_step: Annotated[int, typer.Option("--tasks-per-step", min=1, help="Groups per step.")] = 18,
     episodes_per_task: Annotated[
@@ -57,6 +58,7 @@ def local_command(
     ] = "static",
     seed: Annotated[int, typer.Option("--seed", help="Seed of sampling, task order, replacements.")] = 0,
     threads: ThreadsOpt = None,
+    tool_format: ToolFormatOpt = "auto",
     user: Annotated[str | None, typer.Option("--user", help="Simulated user: scripted or llm.")] = None,
     quiet: QuietOpt = False,
 ) -> None:
@@ -84,6 +86,7 @@ def local_command(
                 curriculum=curriculum,
                 seed=seed,
                 threads=threads,
+                tool_format=tool_format,
                 user=user,
             )
         )

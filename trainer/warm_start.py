@@ -28,7 +28,8 @@ from shared.client import GroundstateClient
 from shared.strict_model import StrictModel
 from shared.tasks import Task
 from trainer.policies.base import Message, ToolCall, Turn
-from trainer.policies.chat_format import ChatFormat
+from trainer.policies.chat_format import ChatFormat, IncrementalRenderError
+from trainer.policies.tool_formats import ToolFormatName
 
 __all__ = [
     "WarmStartConfig",
@@ -66,6 +67,8 @@ class WarmStartConfig(StrictModel):
     """Seed of the example order."""
     threads: int | None = Field(default=None, ge=1)
     """torch CPU threads."""
+    tool_format: ToolFormatName = "auto"
+    """The tool-call format the targets are written in; `auto` reads the model's chat template."""
 
 
 class WarmStartSummary(StrictModel):
@@ -106,12 +109,10 @@ def gold_first_turn(
     gold = task.gold_actions[0]
     call = ToolCall(id="call_0", name=gold.name, arguments=gold.arguments)
     prompt = fmt.render(messages, tools, generation_prompt=True)
-    full = fmt.render([*messages, Turn(tool_calls=[call]).message()], tools, generation_prompt=False)
-    if not full.startswith(prompt):
-        raise WarmStartError("the chat template renders the assistant turn with a different prompt prefix")
-    target = full[len(prompt) :]
-    end = fmt.tokenizer.decode([fmt.end_of_turn_id], skip_special_tokens=False)
-    target = target[: target.index(end) + len(end)]
+    try:
+        target = fmt.assistant_text(messages, tools, Turn(tool_calls=[call]).message())
+    except IncrementalRenderError as exc:
+        raise WarmStartError(str(exc)) from exc
     return Example(task.id, fmt.encode(prompt), fmt.encode(target))
 
 
@@ -168,7 +169,7 @@ def warm_start(
     with GroundstateClient(config.server, api_key=api_key) as client:
         tasks = chosen_tasks(client, config)  # refuse bad input before the slow model load
         model, tokenizer = read_model(config.model, threads=config.threads)
-        fmt = wrap_model(model, tokenizer, "warm-start").chat_format
+        fmt = wrap_model(model, tokenizer, "warm-start").chat_format(config.tool_format)
         examples = collect_examples(client, fmt, tasks)
     torch.manual_seed(config.seed)
     optimizer = torch.optim.AdamW(model.parameters(), lr=config.learning_rate, weight_decay=0.0)

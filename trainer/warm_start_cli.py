@@ -10,8 +10,9 @@ from pydantic import ValidationError
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+from shared.client import DEFAULT_SERVER_URL
 from shared.errors import ClientError
-from trainer.cli_options import ApiKeyOpt, QuietOpt, ServerOpt, ThreadsOpt, invalid_options
+from trainer.cli_options import ApiKeyOpt, QuietOpt, ServerOpt, ThreadsOpt, ToolFormatOpt, invalid_options
 from trainer.policies import PolicySpecError
 from trainer.warm_start import WarmStartConfig, WarmStartError, warm_start
 
@@ -33,7 +34,8 @@ def warm_start_command(
     lr: Annotated[float, typer.Option("--lr", help="AdamW learning rate (constant).")] = 3e-5,
     seed: Annotated[int, typer.Option("--seed", help="Seed of the example order.")] = 0,
     threads: ThreadsOpt = None,
-    server: ServerOpt = "http://127.0.0.1:8000",
+    tool_format: ToolFormatOpt = "auto",
+    server: ServerOpt = DEFAULT_SERVER_URL,
     api_key: ApiKeyOpt = None,
     quiet: QuietOpt = False,
 ) -> None:
@@ -41,7 +43,7 @@ def warm_start_command(
     try:
         config = WarmStartConfig(
             server=server, out=out, model=model, domains=domains or [], tasks=tasks or [], epochs=epochs,
-            learning_rate=lr, seed=seed, threads=threads,
+            learning_rate=lr, seed=seed, threads=threads, tool_format=tool_format,  # type: ignore[arg-type]
         )  # fmt: skip
     except ValidationError as exc:
         raise invalid_options(exc) from None

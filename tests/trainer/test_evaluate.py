@@ -359,3 +359,27 @@ def test_best_of_n_needs_a_selection() -> None:
         CampaignConfig(policy="replay", samples=3)
     with pytest.raises(ValueError, match="best-of-N"):
         CampaignConfig(policy="replay", select="majority")
+
+
+def test_a_model_whose_tool_format_is_unsupported_stops_the_campaign_before_a_trial_is_scored(
+    server: str, tmp_path: Path
+) -> None:
+    """Never a silent 0: the `local:` policy refuses the template, and the campaign stops with the reason."""
+    pytest.importorskip("transformers")
+    from transformers import AutoTokenizer
+
+    from trainer.policies import PolicySpecError
+    from trainer.policies.local import LocalModel, LocalPolicy, resolve_model
+
+    directory, gguf = resolve_model("smollm2")
+    tokenizer = AutoTokenizer.from_pretrained(directory, gguf_file=gguf)
+    tokenizer.chat_template = (  # gpt-oss style: tools as a TypeScript namespace
+        "{%- if tools %}namespace functions { {%- for t in tools %}type {{ t.function.name }} = () => any;"
+        "{%- endfor %} }{%- endif %}{%- for m in messages %}<|start|>{{ m.role }}<|message|>{{ m.content }}"
+        "<|end|>{%- endfor %}"
+    )
+    loaded = LocalModel(name="harmony", model=None, tokenizer=tokenizer, eos_ids=[1], max_positions=2048)
+    run_dir = tmp_path / "run"
+    with pytest.raises(PolicySpecError, match="Supported formats: qwen3_coder, hermes, mistral, llama3_json"):
+        campaign(server, run_dir, LocalPolicy("harmony", loaded=loaded), tasks=[TRANSFER], trials=2)
+    assert not results_path(run_dir).is_file()  # no trial was scored, not even as a 0

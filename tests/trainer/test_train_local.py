@@ -104,7 +104,7 @@ def test_warm_start_targets_parse_back_into_the_gold_call_after_the_policys_own_
     from trainer.warm_start import WarmStartConfig, chosen_tasks, collect_examples
 
     model, tokenizer = read_model("smollm2", threads=1)
-    fmt = wrap_model(model, tokenizer, "base").chat_format
+    fmt = wrap_model(model, tokenizer, "base").chat_format()
     config = WarmStartConfig(server=server, out=Path("unused"), tasks=["starter-renew-two-101"])
     with GroundstateClient(server) as client:
         (task,) = chosen_tasks(client, config)
@@ -189,6 +189,7 @@ def test_train_local_updates_the_model_masks_the_environment_and_saves_an_evalua
     assert sorted(p.name for p in (out / "checkpoints").iterdir()) == ["step-00001", "step-00002"]
     run = json.loads((out / "run.json").read_text())
     assert run["config"]["episodes_per_task"] == 3 and len(run["pool_tasks"]) == 4
+    assert run["config"]["model"].startswith("model@")  # the start model by name and fingerprint, no path
 
     evaluated = runner.invoke(
         app, ["eval", "--policy", f"local:{out / 'final'}?max_new_tokens=40&threads=1", "--server", server,
@@ -197,7 +198,48 @@ def test_train_local_updates_the_model_masks_the_environment_and_saves_an_evalua
     )  # fmt: skip
     assert evaluated.exit_code == 0, evaluated.output
     (trial,) = read_results(tmp_path / "ev")
-    assert trial.status == "scored" and trial.policy == f"local:{out / 'final'}"
+    assert trial.status == "scored" and trial.policy.startswith("local:final@")  # no path of this machine
+    assert str(tmp_path) not in (tmp_path / "ev" / "run.json").read_text()
+
+
+@pytest.mark.slow
+def test_smollm2_warm_starts_plays_and_trains_in_the_llama_json_format(server: str, tmp_path: Path) -> None:
+    """The format named on the command line reaches the warm start's targets, the policy's parser and TRL.
+
+    SmolLM2's template knows no tools, so `--tool-format llama3_json` renders them (and its calls) as Llama
+    3.x JSON text: the warm-started model then writes `{"name": ..., "parameters": ...}` calls, which the
+    `local:` policy reads with the Llama parser, and one `train local` step runs on such episodes.
+    """
+    warm_llama = tmp_path / "warm"
+    args = ["train", "warm-start", "--server", server, "--out", str(warm_llama), "--epochs", "3"]
+    args += ["--lr", "3e-5", "--tool-format", "llama3_json", "--threads", "1", "--quiet"]
+    result = runner.invoke(app, [*args, *(x for t in TASKS for x in ("--task", t))])
+    assert result.exit_code == 0, result.output
+
+    loaded = load_model(str(warm_llama), threads=1)
+    policy = LocalPolicy(str(warm_llama), LocalOptions(max_new_tokens=48, tool_format="llama3_json"))
+
+    async def first_turn() -> RolloutResult:
+        async with AsyncGroundstateClient(server) as client:
+            return await run_rollout(client, policy, TASKS[0], RolloutConfig(max_turns=1))
+
+    played = asyncio.run(first_turn())
+    text = loaded.tokenizer.decode(played.turns[0].token_ids or [], skip_special_tokens=True)
+    assert text.lstrip().startswith('{"name"') and '"parameters"' in text, text
+    (call,) = played.turns[0].tool_calls
+    assert call.parse_error is None and call.name, call
+
+    pool = pool_of(server, tmp_path, ",".join(TASKS))
+    out = tmp_path / "run"
+    args = ["train", "local", "--pool", str(pool), "--steps", "1", "--out", str(out), "--server", server]
+    args += ["--model", str(warm_llama), "--tool-format", "llama3_json", "--tasks-per-step", "2"]
+    args += ["--episodes-per-task", "2", "--micro-batch", "2", "--max-new-tokens", "40", "--max-turns", "2"]
+    args += ["--replacements", "0", "--threads", "1", "--seed", "1", "--quiet"]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0, result.output
+    (line,) = [StepLog.model_validate_json(x) for x in (out / LOG_FILE).read_text().splitlines()]
+    assert line.step == 1 and line.episodes == 4 and line.backend_errors == 0
+    assert json.loads((out / "run.json").read_text())["config"]["tool_format"] == "llama3_json"
 
 
 @pytest.mark.slow

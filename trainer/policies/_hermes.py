@@ -14,7 +14,14 @@ from typing import Any
 
 from trainer.policies.base import Message, ToolCall, new_call_id, openai_tools
 
-__all__ = ["parse_tool_calls", "to_hermes_messages", "tools_prompt"]
+__all__ = [
+    "call_of",
+    "decoded_arguments",
+    "json_objects",
+    "parse_tool_calls",
+    "to_hermes_messages",
+    "tools_prompt",
+]
 
 _BLOCK = re.compile(r"<tool_call>(.*?)(?:</tool_call>|\Z)", re.DOTALL)
 _NAME = re.compile(r'"name"\s*:\s*"([^"]+)"')
@@ -58,16 +65,8 @@ def _calls_in(block: str) -> list[ToolCall]:
     body = _FENCE.sub("", block.strip())
     if not body:
         return [ToolCall(id=new_call_id(), name="", parse_error="empty <tool_call> block")]
-    decoder = json.JSONDecoder()
-    objects: list[Any] = []
-    position = 0
     try:
-        while position < len(body):
-            obj, end = decoder.raw_decode(body, position)
-            objects.append(obj)
-            position = end
-            while position < len(body) and body[position] in " \t\r\n,":
-                position += 1
+        objects = json_objects(body)
     except json.JSONDecodeError as exc:
         name = _NAME.search(body)
         return [
@@ -78,10 +77,31 @@ def _calls_in(block: str) -> list[ToolCall]:
                 f'write <tool_call>{{"name": ..., "arguments": {{...}}}}</tool_call>',
             )
         ]
-    return [_call_of(obj) for obj in objects]
+    return [call_of(obj) for obj in objects]
 
 
-def _call_of(obj: Any) -> ToolCall:
+def json_objects(body: str, separators: str = " \t\r\n,") -> list[Any]:
+    """The JSON values written one after another in `body`, apart by any of `separators`.
+
+    Raises:
+        json.JSONDecodeError: Some part of `body` is not JSON.
+    """
+    decoder = json.JSONDecoder()
+    objects: list[Any] = []
+    position = 0
+    while position < len(body) and body[position] in separators:
+        position += 1
+    while position < len(body):
+        obj, end = decoder.raw_decode(body, position)
+        objects.append(obj)
+        position = end
+        while position < len(body) and body[position] in separators:
+            position += 1
+    return objects
+
+
+def call_of(obj: Any) -> ToolCall:
+    """A call from a decoded `{"name": ..., "arguments" (or "parameters"): {...}}`, or an explained error."""
     if not isinstance(obj, dict) or not isinstance(obj.get("name"), str) or not obj["name"]:
         return ToolCall(
             id=new_call_id(), name="", parse_error='a tool call needs a JSON object with a string "name"'
@@ -125,7 +145,10 @@ def to_hermes_messages(messages: list[Message], tools: list[dict[str, Any]]) -> 
             blocks = [
                 "<tool_call>\n"
                 + json.dumps(
-                    {"name": c["function"]["name"], "arguments": _arguments(c["function"]["arguments"])},
+                    {
+                        "name": c["function"]["name"],
+                        "arguments": decoded_arguments(c["function"]["arguments"]),
+                    },
                     ensure_ascii=False,
                 )
                 + "\n</tool_call>"
@@ -145,7 +168,8 @@ def to_hermes_messages(messages: list[Message], tools: list[dict[str, Any]]) -> 
     return [{"role": m["role"], "content": m["content"]} for m in out]
 
 
-def _arguments(raw: Any) -> Any:
+def decoded_arguments(raw: Any) -> Any:
+    """Tool-call arguments as an object when they are a JSON string of one (else as given)."""
     if isinstance(raw, str):
         try:
             return json.loads(raw)

@@ -2,8 +2,10 @@
 
 The `local:` policy (evaluation) and the Verl agent loop (training) both render through `ChatFormat` and keep
 their token sequence with `EpisodeTokens`, so a model is trained on exactly the prompts it is evaluated on:
-the same chat template, the same tool schemas (natively when the template renders `tools`, else in the Hermes
-text format of `trainer.policies._hermes`), the same tool-call parser.
+the same chat template, the same tool schemas (natively when the template renders `tools`, else in the
+chosen format's text rendering), the same tool-call parser. The tool-call format
+(`trainer.policies.tool_formats`) is read off the chat template or named explicitly; a template whose format
+no parser reads is refused here, when the format is built, never discovered as a run of zero rewards.
 
 Token bookkeeping (`EpisodeTokens`): the first turn tokenizes the rendered prompt; every later turn appends
 only the tokens of the messages that arrived since (tool results, the user's reply), rendered by the chat
@@ -20,18 +22,24 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
-from trainer.policies._hermes import parse_tool_calls, to_hermes_messages
 from trainer.policies.base import Message, Turn, openai_tools, split_stop
+from trainer.policies.tool_formats import ToolFormat, choose_format
 
 __all__ = ["ChatFormat", "EpisodeTokens", "IncrementalRenderError"]
 
 
 _ASSISTANT_TEXT = "\u2063stand-in assistant turn\u2063"
+_STAND_IN_USER: Message = {"role": "user", "content": "\u2063stand-in user message\u2063"}
 _STAND_IN: list[Message] = [
     {"role": "system", "content": "\u2063stand-in system prompt\u2063"},
+    _STAND_IN_USER,
     {"role": "assistant", "content": _ASSISTANT_TEXT},
 ]
 """A conversation rendered before the new messages, so they render as they would after any assistant turn."""
+_BARE_STAND_IN: list[Message] = _STAND_IN[1:]
+"""The same without system prompt (rendered without tools): for templates that move the system prompt and
+tools to the last user message (Mistral's), whose later messages are appended as the template writes them
+when it has neither."""
 
 
 class IncrementalRenderError(RuntimeError):
@@ -44,41 +52,60 @@ class ChatFormat:
 
     tokenizer: Any
     """A transformers tokenizer (anything with `apply_chat_template`, `encode`, `decode`)."""
+    tool_format: ToolFormat
+    """How the model writes tool calls (and, without native tools, how it is told about them)."""
     native_tools: bool
-    """The chat template renders `tools` itself; otherwise tools go in the Hermes text format."""
+    """The chat template renders `tools` itself; otherwise they go in `tool_format`'s text rendering."""
     eos_ids: tuple[int, ...]
     """Token ids that end a turn (generation stops on any of them)."""
 
     @classmethod
-    def of(cls, tokenizer: Any, eos_ids: Iterable[int] | int | None = None) -> ChatFormat:
+    def of(
+        cls, tokenizer: Any, eos_ids: Iterable[int] | int | None = None, tool_format: str = "auto"
+    ) -> ChatFormat:
         """The format of a tokenizer.
 
         Args:
             tokenizer: The tokenizer.
             eos_ids: The model's end-of-turn ids (its generation config's `eos_token_id`); the tokenizer's
                 own end-of-sequence token is always included, first.
+            tool_format: A name of `trainer.policies.tool_formats.FORMATS`, or `auto` to read the template.
+
+        Raises:
+            UnsupportedTemplateError: The template's tool format is not supported (the message names those
+                that are), or `tool_format` is unknown.
         """
         ids = [eos_ids] if isinstance(eos_ids, int) else list(eos_ids or [])
         if tokenizer.eos_token_id is not None and tokenizer.eos_token_id not in ids:
             ids.insert(0, tokenizer.eos_token_id)
-        return cls(
-            tokenizer=tokenizer, native_tools="tools" in (tokenizer.chat_template or ""), eos_ids=tuple(ids)
-        )
+        chosen, native = choose_format(tokenizer.chat_template, tool_format)
+        return cls(tokenizer=tokenizer, tool_format=chosen, native_tools=native, eos_ids=tuple(ids))
 
-    def render(self, messages: list[Message], tools: list[dict[str, Any]], generation_prompt: bool) -> str:
-        """The chat template's text for a conversation (OpenAI format, tools as the server gives them)."""
+    def render(
+        self,
+        messages: list[Message],
+        tools: list[dict[str, Any]],
+        generation_prompt: bool,
+        native_tools: bool = True,
+    ) -> str:
+        """The chat template's text for a conversation (OpenAI format, tools as the server gives them).
+
+        `native_tools=False` leaves the tools out of a template that renders them (see `_BARE_STAND_IN`).
+        """
         if self.native_tools:
             return str(
                 self.tokenizer.apply_chat_template(
-                    [_native_message(m) for m in messages],
-                    tools=openai_tools(tools) or None,
+                    [self.tool_format.native_message(_native_message(m)) for m in messages],
+                    tools=(openai_tools(tools) or None) if native_tools else None,
                     tokenize=False,
                     add_generation_prompt=generation_prompt,
                 )
             )
         return str(
             self.tokenizer.apply_chat_template(
-                to_hermes_messages(messages, tools), tokenize=False, add_generation_prompt=generation_prompt
+                self.tool_format.text_messages(messages, tools),
+                tokenize=False,
+                add_generation_prompt=generation_prompt,
             )
         )
 
@@ -94,16 +121,38 @@ class ChatFormat:
         """Template text of messages that follow an assistant turn, up to the next generation prompt.
 
         Rendered after a stand-in conversation and cut after the stand-in assistant's end-of-turn token, so
-        the text is exactly what the template puts between a finished assistant turn and the next one.
+        the text is exactly what the template puts between a finished assistant turn and the next one. A
+        template that moves the system prompt and tools to the last user message (Mistral's) renders a new
+        user message differently with them; it is then appended as the template writes it without them
+        (the first turn's prompt keeps them, where the model read them).
 
         Raises:
             IncrementalRenderError: The template renders a longer conversation with a different prefix.
         """
-        prefix = self.render(_STAND_IN, tools, generation_prompt=False)
-        full = self.render(_STAND_IN + new, tools, generation_prompt=True)
-        if not full.startswith(prefix):
-            raise IncrementalRenderError("the chat template does not render conversations incrementally")
-        return full[self._turn_end(prefix) :]
+        for stand_in, native in ((_STAND_IN, True), (_BARE_STAND_IN, False)):
+            prefix = self.render(stand_in, tools, generation_prompt=False, native_tools=native)
+            full = self.render(stand_in + new, tools, generation_prompt=True, native_tools=native)
+            if full.startswith(prefix):
+                return full[self._turn_end(prefix) :]
+        raise IncrementalRenderError("the chat template does not render conversations incrementally")
+
+    def assistant_text(self, messages: list[Message], tools: list[dict[str, Any]], reply: Message) -> str:
+        """The template's text of the assistant message `reply` after `messages`, through its end of turn.
+
+        This is what the model should generate there: the warm start's target, in the model's own format.
+
+        Raises:
+            IncrementalRenderError: The template renders the reply with a different prompt before it.
+        """
+        attempts = ((messages, True), ([_STAND_IN_USER], False))
+        for before, native in attempts:
+            prompt = self.render(before, tools, generation_prompt=True, native_tools=native)
+            full = self.render([*before, reply], tools, generation_prompt=False, native_tools=native)
+            if full.startswith(prompt):
+                target = full[len(prompt) :]
+                end = self._text(self.end_of_turn_id)
+                return target[: target.index(end) + len(end)] if end in target else target
+        raise IncrementalRenderError("the chat template renders an assistant turn with a different prefix")
 
     @cached_property
     def end_of_turn_id(self) -> int:
@@ -128,6 +177,20 @@ class ChatFormat:
         """Ids that end a generated turn: the model's end-of-sequence ids and the template's end of turn."""
         return frozenset((*self.eos_ids, self.end_of_turn_id))
 
+    @cached_property
+    def _dropped_ids(self) -> frozenset[int]:
+        """Special tokens left out of a generated turn's text: all but the format's call markers."""
+        special = set(getattr(self.tokenizer, "all_special_ids", []) or [])
+        for token_id, token in (getattr(self.tokenizer, "added_tokens_decoder", {}) or {}).items():
+            if getattr(token, "special", False):
+                special.add(int(token_id))
+        markers = {
+            ids[0]
+            for marker in self.tool_format.markers
+            if len(ids := self.encode(marker)) == 1 and ids[0] in special
+        }
+        return frozenset(special - markers)
+
     def _text(self, token_id: int) -> str:
         return str(self.tokenizer.decode([token_id], skip_special_tokens=False))
 
@@ -144,18 +207,24 @@ class ChatFormat:
         *,
         context_ids: list[int],
         tokens_in: int,
+        tools: list[dict[str, Any]] | None = None,
     ) -> Turn:
         """A generated turn: its text parsed into content, tool calls and the stop mark, with its tokens.
+
+        The text is decoded from the ids as sampled (never re-tokenised) with special tokens dropped, except
+        the tool-call markers of the format (`[TOOL_CALLS]`, `<|python_tag|>`, ...), which its parser needs.
 
         Args:
             token_ids: The generated ids, the end-of-turn token included when one was sampled.
             logprobs: One log-probability per generated id.
             context_ids: The ids appended before this generation (loss mask 0).
             tokens_in: The length of the whole sequence the model read.
+            tools: The episode's tools (formats that write untyped arguments type them by the schema).
         """
         finish = "stop" if token_ids and token_ids[-1] in self.stop_ids else "length"
-        text = self.tokenizer.decode(token_ids, skip_special_tokens=True)
-        content, calls = parse_tool_calls(text) if "<tool_call>" in text else (text.strip(), [])
+        kept = [t for t in token_ids if t not in self._dropped_ids]
+        text = str(self.tokenizer.decode(kept, skip_special_tokens=False))
+        content, calls = self.tool_format.parse(text, tools or [])
         content, stop = split_stop(content)
         return Turn(
             content=content,
@@ -234,6 +303,10 @@ def _native_message(message: Message) -> Message:
             except json.JSONDecodeError:
                 arguments = {}
         calls.append(
-            {"type": "function", "function": {"name": call["function"]["name"], "arguments": arguments}}
+            {
+                "id": call.get("id"),
+                "type": "function",
+                "function": {"name": call["function"]["name"], "arguments": arguments},
+            }
         )
     return {**message, "tool_calls": calls}

@@ -12,14 +12,16 @@ Token bookkeeping: bound to an episode (`for_episode`), the policy keeps the epi
 `trainer.policies.chat_format.EpisodeTokens`, the module the Verl training loop renders through too: the
 first turn tokenizes the rendered prompt; every later turn appends only the tokens of the messages that
 arrived since, after the previously generated ids, which are never re-tokenized. Each `Turn` carries those
-appended `context_ids` (mask 0) and its generated `token_ids` with `logprobs` (mask 1). Models whose chat
-template knows no tools get them in the Hermes text format (`trainer.policies._hermes`).
+appended `context_ids` (mask 0) and its generated `token_ids` with `logprobs` (mask 1). The tool-call format
+is read off the model's chat template or named with `tool_format` (`trainer.policies.tool_formats`); a
+template whose format is not supported is refused when the model is loaded, before any episode is scored.
 """
 
 from __future__ import annotations
 
 import asyncio
 import copy
+import hashlib
 import importlib.util
 import inspect
 import threading
@@ -41,6 +43,7 @@ from trainer.policies.base import (
     parse_options,
 )
 from trainer.policies.chat_format import ChatFormat, EpisodeTokens, IncrementalRenderError
+from trainer.policies.tool_formats import ToolFormatName, UnsupportedTemplateError
 
 if TYPE_CHECKING:
     from shared.client import AsyncGroundstateClient
@@ -52,6 +55,8 @@ __all__ = [
     "LocalOptions",
     "LocalPolicy",
     "load_model",
+    "portable_spec",
+    "portable_target",
     "read_model",
     "resolve_model",
     "wrap_model",
@@ -76,6 +81,8 @@ class LocalOptions(StrictModel):
     """Reuse attention key/values: across an episode's turns (only new tokens are prefilled) and across
     episodes that share a system prompt and tools (prefilled once per process). Costs memory: about 46 KB
     per token of context for SmolLM2-135M, per running episode."""
+    tool_format: ToolFormatName = "auto"
+    """How the model writes tool calls (see docs/training/chat-formats.md); `auto` reads the chat template."""
 
 
 def resolve_model(target: str) -> tuple[Path, str | None]:
@@ -114,6 +121,44 @@ def resolve_model(target: str) -> tuple[Path, str | None]:
     )
 
 
+def portable_target(target: str) -> str:
+    """How results name a `local:` model, so that they read the same on any machine.
+
+    `smollm2` and relative paths stay as given; an absolute path under the working directory becomes relative
+    to it (the repository root, when a benchmark ran there); any other absolute path becomes the model's
+    directory name and a fingerprint of its files (`final@3f2a9c1e0b7d`), never the machine's path.
+    """
+    path = Path(target).expanduser()
+    if target == SMOLLM2 or not path.is_absolute():
+        return target
+    try:
+        return str(path.resolve().relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return f"{path.name}@{_fingerprint(path)}"
+
+
+def portable_spec(spec: str) -> str:
+    """A policy spec with its `local:` model named by `portable_target` (other specs unchanged)."""
+    kind, _, rest = spec.partition(":")
+    if kind != "local" or not rest:
+        return spec
+    target, separator, options = rest.partition("?")
+    return f"local:{portable_target(target)}{separator}{options}"
+
+
+def _fingerprint(path: Path) -> str:
+    """12 hex digits over the file names, sizes and first MiB of each: cheap, changes with the weights."""
+    digest = hashlib.sha256()
+    files = sorted(p for p in path.rglob("*") if p.is_file()) if path.is_dir() else [path]
+    for file in files:
+        digest.update(
+            f"{file.relative_to(path) if path.is_dir() else file.name}:{file.stat().st_size};".encode()
+        )
+        with file.open("rb") as handle:
+            digest.update(handle.read(1 << 20))
+    return digest.hexdigest()[:12]
+
+
 @dataclass
 class LocalModel:
     """A loaded model and tokenizer, shared by every episode of the process."""
@@ -121,8 +166,6 @@ class LocalModel:
     name: str
     model: Any
     tokenizer: Any
-    native_tools: bool
-    """The chat template renders `tools` itself; otherwise tools go in the Hermes text format."""
     eos_ids: list[int]
     """Token ids that end a turn."""
     max_positions: int
@@ -132,19 +175,20 @@ class LocalModel:
     """The name transformers gives the key/value cache argument (`cache` from 5.x on)."""
     prefixes: dict[tuple[int, ...], Any] = field(default_factory=dict)
     """Key/value caches of shared prompt prefixes (system prompt + tools), by their token ids."""
+    formats: dict[str, ChatFormat] = field(default_factory=dict)
 
-    def __post_init__(self) -> None:
-        self.chat_format = ChatFormat(
-            tokenizer=self.tokenizer, native_tools=self.native_tools, eos_ids=tuple(self.eos_ids)
-        )
+    def chat_format(self, tool_format: str = "auto") -> ChatFormat:
+        """The model's chat format with a tool-call format (`auto`: the template's own).
 
-    def render(self, messages: list[Message], tools: list[dict[str, Any]], generation_prompt: bool) -> str:
-        """The chat template's text for a conversation (see `ChatFormat.render`)."""
-        return self.chat_format.render(messages, tools, generation_prompt)
-
-    def encode(self, text: str) -> list[int]:
-        """Token ids of rendered template text (see `ChatFormat.encode`)."""
-        return self.chat_format.encode(text)
+        Raises:
+            PolicySpecError: The template's format is not supported (the message names those that are).
+        """
+        if tool_format not in self.formats:
+            try:
+                self.formats[tool_format] = ChatFormat.of(self.tokenizer, self.eos_ids, tool_format)
+            except UnsupportedTemplateError as exc:
+                raise PolicySpecError(f"local:{self.name}: {exc}") from exc
+        return self.formats[tool_format]
 
     def generate(
         self, ids: list[int], options: LocalOptions, cache: Any = None, prefix: int = 0
@@ -297,7 +341,6 @@ def wrap_model(model: Any, tokenizer: Any, name: str) -> LocalModel:
         name=name,
         model=model,
         tokenizer=tokenizer,
-        native_tools="tools" in (tokenizer.chat_template or ""),
         eos_ids=eos_ids,
         max_positions=int(getattr(model.config, "max_position_embeddings", 2048)),
         cache_arg="cache" if "cache" in inspect.signature(model.forward).parameters else "past_key_values",
@@ -313,7 +356,7 @@ class LocalPolicy(Policy):
         """Configure the policy; the model is loaded on first use, unless `loaded` is given (`wrap_model`)."""
         self.target = target
         self.options = options or LocalOptions()
-        self.name = f"local:{target}"
+        self.name = f"local:{portable_target(target)}"
         self._loaded = loaded
 
     @classmethod
@@ -327,10 +370,16 @@ class LocalPolicy(Policy):
         return cls(target, parse_options(LocalOptions, options, "local"))
 
     async def model(self) -> LocalModel:
-        """The loaded model (loaded in a worker thread on first use)."""
-        if self._loaded is not None:
-            return self._loaded
-        return await asyncio.to_thread(load_model, self.target, self.options.threads)
+        """The loaded model (loaded in a worker thread on first use), its tool format checked.
+
+        Raises:
+            PolicySpecError: The chat template's tool format is not supported.
+        """
+        loaded = self._loaded
+        if loaded is None:
+            loaded = await asyncio.to_thread(load_model, self.target, self.options.threads)
+        loaded.chat_format(self.options.tool_format)
+        return loaded
 
     async def for_episode(self, episode: EpisodeStarted, client: AsyncGroundstateClient) -> Policy:
         """A fresh token-level transcript for the episode."""
@@ -351,7 +400,8 @@ class _LocalEpisode(Policy):
         self.loaded = loaded
         self.options = options
         self.name = name
-        self._tokens = EpisodeTokens(loaded.chat_format)
+        self.format = loaded.chat_format(options.tool_format)
+        self._tokens = EpisodeTokens(self.format)
         self._cache: Any = None
         self._prefix = 0
 
@@ -378,11 +428,11 @@ class _LocalEpisode(Policy):
         except (RuntimeError, ValueError) as exc:
             raise PolicyError(f"{self.name}: generation failed: {exc}") from exc
         self._tokens.add_generated(token_ids, seen=len(messages))
-        return self.loaded.chat_format.turn(token_ids, logprobs, context_ids=context, tokens_in=held)
+        return self.format.turn(token_ids, logprobs, context_ids=context, tokens_in=held, tools=tools)
 
     def _shared_prefix(self, messages: list[Message], tools: list[dict[str, Any]], prompt: list[int]) -> int:
         """How many leading prompt tokens are the system prompt and tools alone (shared by the domain)."""
         if not messages or messages[0]["role"] != "system":
             return 0
-        prefix = self.loaded.encode(self.loaded.render(messages[:1], tools, generation_prompt=False))
+        prefix = self.format.encode(self.format.render(messages[:1], tools, generation_prompt=False))
         return len(prefix) if len(prefix) < len(prompt) and prompt[: len(prefix)] == prefix else 0

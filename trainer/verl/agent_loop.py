@@ -19,8 +19,9 @@ What Verl gets back (`AgentLoopOutput`):
 
 A backend failure never becomes a reward: an attempt that fails on the backend (server 5xx or unreachable,
 scoring `backend_error`, the user or judge endpoint down, the time budget) is retried as a fresh episode
-(`attempts`); if the last attempt fails, `run` raises, and so do the other sessions of its GRPO group (the
-rows sharing its `uid`), which wait for each other before returning. Verl's V1 trainer marks a group whose
+(`retries`, `trainer.retry`, as in `eval` and `train local`); if the last attempt fails, `run` raises, and
+so do the other sessions of its GRPO group (the rows sharing its `uid`), which wait for each other before
+returning. Verl's V1 trainer marks a group whose
 sessions raised `failure`; with no trajectory stored the replay buffer evicts it and samples a replacement
 prompt (`training/rollout_failure/evicted_samples`; sync mode needs
 `trainer.v1.sampler.sync_refill_failed_groups=true`, which the recipes set). This process counts them too
@@ -35,6 +36,8 @@ import os
 import time
 import uuid
 from collections import Counter
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -44,8 +47,9 @@ from verl.experimental.agent_loop.agent_loop import AgentLoopBase, AgentLoopMetr
 from shared.client import AsyncGroundstateClient
 from trainer.policies.base import ContextOverflowError, Message, Policy, PolicyError, Turn
 from trainer.policies.chat_format import ChatFormat, EpisodeTokens, IncrementalRenderError
+from trainer.retry import run_with_retries
 from trainer.rollout import run_rollout
-from trainer.rollout_models import EndReason, RolloutConfig, RolloutResult
+from trainer.rollout_models import EndReason, RolloutResult
 from trainer.verl.settings import SETTINGS_KEY, EpisodeSettings
 
 __all__ = [
@@ -191,21 +195,43 @@ def _join(uid: Any) -> _Group:
     return group
 
 
-_CLIENTS: dict[tuple[Any, ...], AsyncGroundstateClient] = {}
+@dataclass
+class _SharedClient:
+    client: AsyncGroundstateClient
+    users: int = 0
+
+
+_CLIENTS: dict[tuple[Any, ...], _SharedClient] = {}
 _EOS: dict[str, list[int]] = {}
 
 
-def _client(settings: EpisodeSettings, api_key: str | None) -> AsyncGroundstateClient:
-    """One connection pool per server, key and event loop, shared by the episodes of a worker."""
+@asynccontextmanager
+async def _client(settings: EpisodeSettings, api_key: str | None) -> AsyncIterator[AsyncGroundstateClient]:
+    """One connection pool per server, key and event loop, shared by the episodes running on a worker.
+
+    The last episode to leave closes it: a pool left to the garbage collector leaks its aiohttp session
+    ("Unclosed client session"); the next episode opens a fresh one.
+    """
     key = (settings.server_url, api_key, settings.request_timeout_s, id(asyncio.get_running_loop()))
-    if key not in _CLIENTS:
-        _CLIENTS[key] = AsyncGroundstateClient(
-            settings.server_url,
-            api_key=api_key,
-            timeout=settings.request_timeout_s,
-            max_connections=settings.max_connections,
+    shared = _CLIENTS.get(key)
+    if shared is None:
+        shared = _CLIENTS[key] = _SharedClient(
+            AsyncGroundstateClient(
+                settings.server_url,
+                api_key=api_key,
+                timeout=settings.request_timeout_s,
+                max_connections=settings.max_connections,
+            )
         )
-    return _CLIENTS[key]
+    shared.users += 1
+    try:
+        yield shared.client
+    finally:
+        shared.users -= 1
+        if shared.users == 0:
+            if _CLIENTS.get(key) is shared:
+                del _CLIENTS[key]
+            await shared.client.aclose()
 
 
 def _model_eos_ids(model_path: str | None) -> list[int]:
@@ -258,7 +284,9 @@ class GroundstateAgentLoop(AgentLoopBase):
         super().__init__(*args, **kwargs)
         self.settings = EpisodeSettings.parse({**_section(self.config), **overrides})
         model_path = self.config.actor_rollout_ref.model.get("path")
-        self.format = ChatFormat.of(self.tokenizer, eos_ids=_model_eos_ids(model_path))
+        self.format = ChatFormat.of(  # an unsupported chat template is refused here, at start
+            self.tokenizer, eos_ids=_model_eos_ids(model_path), tool_format=self.settings.tool_format
+        )
         self.prompt_length = int(self.rollout_config.prompt_length)
         self.response_length = int(self.rollout_config.response_length)
 
@@ -289,30 +317,38 @@ class GroundstateAgentLoop(AgentLoopBase):
 
     async def _play(self, task_id: str, sampling_params: dict[str, Any]) -> AgentLoopOutput:
         api_key = os.environ.get(self.settings.api_key_env) or None
-        client = _client(self.settings, api_key)
-        config = RolloutConfig(
-            max_turns=self.settings.max_turns,
-            timeout_s=self.settings.episode_timeout_s,
-            user=self.settings.user,
-        )
+        async with _client(self.settings, api_key) as client:
+            return await self._attempts(client, task_id, sampling_params)
+
+    async def _attempts(
+        self, client: AsyncGroundstateClient, task_id: str, sampling_params: dict[str, Any]
+    ) -> AgentLoopOutput:
+        config = self.settings.rollout_config()
         causes: list[str] = []
-        for attempt in range(1, self.settings.attempts + 1):
-            if attempt > 1:
-                await asyncio.sleep(self.settings.retry_backoff_s)
-            policy = _EpisodePolicy(self, sampling_params)
-            result = await run_rollout(client, policy, task_id, config)
-            if policy.config_error is not None:
-                raise ValueError(policy.config_error)
-            if result.status == "scored":
-                output = self._output(result, policy, attempt)
-                info = output.extra_fields["reward_extra_info"]
-                _SUMMARY.add(info, result.end_reason.value, self.settings.summary_every_s)
-                return output
+        policies: list[_EpisodePolicy] = []
+
+        async def attempt(_: int) -> RolloutResult:
+            policies.append(_EpisodePolicy(self, sampling_params))
+            result = await run_rollout(client, policies[-1], task_id, config)
+            if policies[-1].config_error is not None:
+                raise ValueError(policies[-1].config_error)
+            return result
+
+        def failed(number: int, result: RolloutResult) -> None:
             _COUNTS.failed_attempts += 1
-            causes.append(f"attempt {attempt}: {result.error}")
+            causes.append(f"attempt {number + 1}: {result.error}")
             logger.warning("groundstate: episode of %s failed on the backend: %s", task_id, result.error)
-        _COUNTS.failed_episodes += 1
-        raise EpisodeFailedError(f"task {task_id}: every attempt failed on the backend ({'; '.join(causes)})")
+
+        result, number = await run_with_retries(self.settings, attempt, failed)
+        if result.status != "scored":
+            _COUNTS.failed_episodes += 1
+            raise EpisodeFailedError(
+                f"task {task_id}: every attempt failed on the backend ({'; '.join(causes)})"
+            )
+        output = self._output(result, policies[-1], number + 1)
+        info = output.extra_fields["reward_extra_info"]
+        _SUMMARY.add(info, result.end_reason.value, self.settings.summary_every_s)
+        return output
 
     def _output(self, result: RolloutResult, policy: _EpisodePolicy, attempt: int) -> AgentLoopOutput:
         turns = result.turns
@@ -433,4 +469,4 @@ class _EpisodePolicy(Policy):
             None if output.log_probs is None else [float(x) for x in output.log_probs][: len(token_ids)]
         )
         self.tokens.add_generated(token_ids, seen=len(messages))
-        return loop.format.turn(token_ids, logprobs, context_ids=context, tokens_in=tokens_in)
+        return loop.format.turn(token_ids, logprobs, context_ids=context, tokens_in=tokens_in, tools=tools)

@@ -90,7 +90,7 @@ def verl_command(
         f"{rollout.n} episodes x {composed.data.train_batch_size} tasks per step, "
         f"{composed.trainer.total_training_steps} steps, lr {actor.optim.lr}, "
         f"filter_groups {'on' if composed.algorithm.filter_groups.enable else 'off'}; "
-        f"episodes on {settings.server_url} (max {settings.max_turns} turns, {settings.attempts} attempts)",
+        f"episodes on {settings.server_url} (max {settings.max_turns} turns, {settings.retries} retries)",
         markup=False,
         highlight=False,
     )

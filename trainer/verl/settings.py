@@ -11,8 +11,9 @@ from typing import Any
 
 from pydantic import Field, ValidationError
 
-from shared.models import UserKind
-from shared.strict_model import StrictModel
+from shared.client import DEFAULT_SERVER_URL
+from trainer.policies.tool_formats import ToolFormatName
+from trainer.retry import EpisodeLimits, LegacyNames, RetrySettings
 
 __all__ = ["AGENT_NAME", "SETTINGS_KEY", "EpisodeSettings", "SettingsError"]
 
@@ -26,30 +27,27 @@ class SettingsError(ValueError):
     """The `groundstate:` section of a training config is invalid; the message names the field."""
 
 
-class EpisodeSettings(StrictModel):
-    """How the agent loop plays one training episode against the server."""
+class EpisodeSettings(EpisodeLimits, RetrySettings, LegacyNames):
+    """How the agent loop plays one training episode against the server.
 
-    server_url: str = "http://127.0.0.1:8000"
+    The episode limits (`max_turns`, `timeout_s`, `user`) and retries (`retries`, `retry_backoff_s`) are those
+    of `eval` and `train local` (`trainer.retry`); the old names `episode_timeout_s` and `attempts` are still
+    read, with a deprecation warning.
+    """
+
+    server_url: str = DEFAULT_SERVER_URL
     """The groundstate server (one URL; put several workers behind it)."""
     api_key_env: str = "GROUNDSTATE_API_KEY"
     """Environment variable holding the server's bearer key on the Ray workers (unset: no key)."""
-    user: UserKind | None = None
-    """The simulated user (`scripted` or `llm`); the server's default if null."""
-    max_turns: int = Field(default=30, ge=1)
-    """Policy turns per episode; the episode is scored when they are used up."""
     max_new_tokens: int | None = Field(default=None, ge=1)
     """Cap on generated tokens per turn; null leaves only the episode's response budget
     (`actor_rollout_ref.rollout.response_length`)."""
-    episode_timeout_s: float = Field(default=900.0, gt=0)
-    """Wall-clock budget of one episode attempt; past it the attempt is a backend failure."""
-    attempts: int = Field(default=2, ge=1)
-    """Fresh episodes tried when one fails on the backend; if the last fails too, its group is dropped."""
-    retry_backoff_s: float = Field(default=5.0, ge=0)
-    """Seconds to wait before a fresh attempt (a server restarting, a user endpoint recovering)."""
     request_timeout_s: float = Field(default=120.0, gt=0)
     """HTTP timeout of one request to the server."""
     max_connections: int = Field(default=256, ge=1)
     """Connections one agent-loop worker keeps to the server (shared by its episodes)."""
+    tool_format: ToolFormatName = "auto"
+    """How the model writes tool calls; `auto` reads its chat template (docs/training/chat-formats.md)."""
     summary_every_s: float = Field(default=60.0, ge=0)
     """Each agent-loop worker prints a summary line of its episodes at most this often (0: never)."""
 

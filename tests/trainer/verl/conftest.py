@@ -82,7 +82,8 @@ class ScriptedServerManager:
         if self.before is not None:
             await self.before(self.calls)
         text = self.texts.pop(0) if self.texts else ""
-        ids = [*self.loaded.encode(text), self.loaded.chat_format.end_of_turn_id]
+        fmt = self.loaded.chat_format()
+        ids = [*fmt.encode(text), fmt.end_of_turn_id]
         return TokenOutput(token_ids=ids, log_probs=[-0.5] * len(ids), stop_reason="completed")
 
 

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import gc
 import threading
 import time
+import warnings
 from typing import Any
 
 import pytest
@@ -164,7 +166,7 @@ def test_a_server_stopped_mid_episode_yields_no_reward(live_server: LiveServer, 
             await asyncio.to_thread(live_server.stop)
 
     loop = make_loop(
-        verl_config(live_server.url, "groundstate.attempts=2"),
+        verl_config(live_server.url, "groundstate.retries=1"),
         ScriptedServerManager(smollm2, GOLD_TRANSFER, before=stop_on_first_turn),
         smollm2.tokenizer,
     )
@@ -199,7 +201,7 @@ def test_a_failed_attempt_is_retried_as_a_fresh_episode(live_server: LiveServer,
 
 
 def test_one_failed_episode_drops_its_whole_group(live_server: LiveServer, smollm2: LocalModel) -> None:
-    config = verl_config(live_server.url, "groundstate.attempts=2")
+    config = verl_config(live_server.url, "groundstate.retries=1")
     uid = "group-under-test"
     finished = asyncio.Event()
 
@@ -250,3 +252,17 @@ def test_a_prompt_longer_than_the_budget_is_a_config_error(
     )
     with pytest.raises(ValueError, match=r"rollout\.prompt_length=64"):
         asyncio.run(loop.run(dict(SAMPLING), **row(TASK)))
+
+
+def test_no_client_session_is_left_open(live_server: LiveServer, smollm2: LocalModel) -> None:
+    """The last episode of a worker closes the shared pool: nothing is left for the garbage collector."""
+    loop = make_loop(
+        verl_config(live_server.url), ScriptedServerManager(smollm2, GOLD_TRANSFER), smollm2.tokenizer
+    )
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        output = asyncio.run(loop.run(dict(SAMPLING), **row(TASK)))
+        gc.collect()
+    assert output.reward_score == 1.0
+    assert agent_loop_module._CLIENTS == {}
+    assert [str(w.message) for w in caught if "Unclosed" in str(w.message)] == []
