@@ -147,14 +147,17 @@ def _field_rows(model: type[BaseModel], name_of: Any) -> Iterator[str]:
     for name, field in model.model_fields.items():
         if not field.description:
             raise ValueError(f"{model.__name__}.{name} has no description: give it one (Field or docstring)")
-        if field.is_required():
-            default = "required"
-        elif field.default_factory is not None:
-            default = _code(field.default_factory())  # type: ignore[call-arg]
-        else:
-            default = _code(field.default)
         kind = _cell(_type_name(field.annotation))
-        yield f"| `{name_of(name)}` | {kind} | {default} | {_cell(field.description)} |"
+        yield f"| `{name_of(name)}` | {kind} | {_default(field)} | {_cell(field.description)} |"
+
+
+def _default(field: Any) -> str:
+    """A field's default as the tables show it: `required`, or the (factory's) value as code."""
+    if field.is_required():
+        return "required"
+    if field.default_factory is not None:
+        return _code(field.default_factory())
+    return _code(field.default)
 
 
 def settings_reference() -> str:
@@ -337,14 +340,8 @@ def task_schema_table() -> str:
         lines += [f"`{model.__name__}`: {_cell((model.__doc__ or '').strip().splitlines()[0])}", ""]
         lines += ["| field | type | default | meaning |", "|---|---|---|---|"]
         for name, field in model.model_fields.items():
-            if field.is_required():
-                default = "required"
-            elif field.default_factory is not None:
-                default = _code(field.default_factory())  # type: ignore[call-arg]
-            else:
-                default = _code(field.default)
             lines.append(
-                f"| `{name}` | {_cell(_type_name(field.annotation))} | {default} | "
+                f"| `{name}` | {_cell(_type_name(field.annotation))} | {_default(field)} | "
                 f"{_cell(field.description or '')} |"
             )
         lines.append("")

@@ -7,13 +7,55 @@ policy, and neither changes a stored score (docs/diagnostics.md).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated, TypeVar
 
 import typer
 
 from env_server.cli import TasksDirOption, _registry, _settings, console
 from shared.tables import fit_table
+
+if TYPE_CHECKING:
+    from env_server.episodes.service import EpisodeService
+    from shared.results import TrialResult
+
+Report = TypeVar("Report")
+
+
+def _stored(run_dir: Path, out: Path | None) -> list[TrialResult]:
+    """The run's stored results; exits with the reason when they cannot be read or `out` would overwrite."""
+    from shared.results import read_results, results_path
+
+    try:
+        stored = read_results(run_dir)
+    except (FileNotFoundError, ValueError) as exc:
+        console.print(f"[red]{exc}[/red]", soft_wrap=True)
+        raise typer.Exit(1) from exc
+    if out is not None and results_path(out).exists():
+        console.print(f"[red]{results_path(out)} exists; give a new run directory[/red]", soft_wrap=True)
+        raise typer.Exit(1)
+    return stored
+
+
+def _on_service(tasks_dir: list[Path] | None, work: Callable[[EpisodeService], Report]) -> Report:
+    """Run `work` on a service built from the settings, and release its sandboxes and store after."""
+    from env_server.app import build_service
+
+    service = build_service(_settings(tasks_dirs=tasks_dir or None), _registry(tasks_dir))
+    try:
+        return work(service)
+    finally:
+        service.sandboxes.close()
+        service.store.engine.dispose()
+
+
+def _write(out: Path, lines: list[TrialResult]) -> None:
+    """Write results to a new run directory's results.jsonl."""
+    from shared.results import results_path
+
+    results_path(out).parent.mkdir(parents=True, exist_ok=True)
+    results_path(out).write_text("".join(r.model_dump_json() + "\n" for r in lines), encoding="utf-8")
 
 
 def regrade(
@@ -35,32 +77,20 @@ def regrade(
     fresh sandbox of either backend (GROUNDSTATE_SANDBOX_URL); no policy and no simulated user run. The
     stored scores and results are left as they were.
     """
-    from env_server.app import build_service
     from env_server.episodes.regrade import regrade as regrade_run
     from env_server.episodes.regrade import updated_trial
-    from shared.results import read_results, results_path
+    from shared.results import results_path
 
-    try:
-        stored = read_results(run_dir)
-    except (FileNotFoundError, ValueError) as exc:
-        console.print(f"[red]{exc}[/red]", soft_wrap=True)
-        raise typer.Exit(1) from exc
-    if out is not None and results_path(out).exists():
-        console.print(f"[red]{results_path(out)} exists; give a new run directory[/red]", soft_wrap=True)
-        raise typer.Exit(1)
-    service = build_service(_settings(tasks_dirs=tasks_dir or None), _registry(tasks_dir))
-    try:
-        report = regrade_run(service, stored)
-    finally:
-        service.sandboxes.close()
-        service.store.engine.dispose()
+    stored = _stored(run_dir, out)
+    report = _on_service(tasks_dir, lambda service: regrade_run(service, stored))
     if out is not None:
-        lines = [
-            updated_trial(r, t.score) if t.score is not None and t.score.status == "scored" else r
-            for r, t in zip(stored, report.trials, strict=True)
-        ]
-        results_path(out).parent.mkdir(parents=True, exist_ok=True)
-        results_path(out).write_text("".join(r.model_dump_json() + "\n" for r in lines), encoding="utf-8")
+        _write(
+            out,
+            [
+                updated_trial(r, t.score) if t.score is not None and t.score.status == "scored" else r
+                for r, t in zip(stored, report.trials, strict=True)
+            ],
+        )
     if as_json:
         typer.echo(report.model_dump_json(indent=2))
         return
@@ -99,29 +129,13 @@ def blame(
     The episodes come from the control-plane store (GROUNDSTATE_STORE_URL), like `regrade`; the agent's
     turns are replayed against the scripted user and the user's transcript is read for its mistakes.
     """
-    from env_server.app import build_service
     from env_server.episodes.blame import blame_run
-    from shared.results import read_results, results_path
 
-    try:
-        stored = read_results(run_dir)
-    except (FileNotFoundError, ValueError) as exc:
-        console.print(f"[red]{exc}[/red]", soft_wrap=True)
-        raise typer.Exit(1) from exc
-    if out is not None and results_path(out).exists():
-        console.print(f"[red]{results_path(out)} exists; give a new run directory[/red]", soft_wrap=True)
-        raise typer.Exit(1)
-    service = build_service(_settings(tasks_dirs=tasks_dir or None), _registry(tasks_dir))
-    try:
-        report = blame_run(service, stored)
-    finally:
-        service.sandboxes.close()
-        service.store.engine.dispose()
+    stored = _stored(run_dir, out)
+    report = _on_service(tasks_dir, lambda service: blame_run(service, stored))
     if out is not None:
         verdicts = {b.episode_id: b.verdict for b in report.episodes if b.verdict != "not-blamed"}
-        lines = [r.model_copy(update={"blame": verdicts.get(r.episode_id or "")}) for r in stored]
-        results_path(out).parent.mkdir(parents=True, exist_ok=True)
-        results_path(out).write_text("".join(r.model_dump_json() + "\n" for r in lines), encoding="utf-8")
+        _write(out, [r.model_copy(update={"blame": verdicts.get(r.episode_id or "")}) for r in stored])
     if as_json:
         typer.echo(report.model_dump_json(indent=2))
         return
