@@ -51,6 +51,7 @@ from pydantic import Field
 
 from shared.client import DEFAULT_SERVER_URL, AsyncGroundstateClient
 from shared.strict_model import StrictModel
+from trainer.credit import MAX_CREDIT_WEIGHT, shaped_reward
 from trainer.curriculum import CURRICULUM_FILE, Curriculum, CurriculumSettings
 from trainer.groups import GroupSettings, StepGroups, collect_groups
 from trainer.policies.local import (
@@ -118,6 +119,9 @@ class LocalTrainConfig(EpisodeLimits, RetrySettings):
     """Episodes running at once."""
     save_every: int = Field(default=0, ge=0)
     """Save a checkpoint every N steps (0: only `final/`)."""
+    credit_weight: float = Field(default=0.0, ge=0, le=MAX_CREDIT_WEIGHT)
+    """0: train on the server's binary reward. Above 0 (an opt-in), a failed episode of a mixed group earns
+    this share of its partial progress by per-call credit (`trainer.credit`)."""
     curriculum: Literal["static", "adaptive"] = "static"
     """`static`: TRL draws the pool's tasks in shuffled order; `adaptive`: `trainer.curriculum` draws each
     step from tasks the current policy is likely to split on (a model's `curriculum.json` resumes it)."""
@@ -222,7 +226,9 @@ def _logprobs(result: RolloutResult) -> list[float]:
     return values
 
 
-def trl_batch(step: StepGroups, episodes: int, filler: int) -> dict[str, list[Any]]:
+def trl_batch(
+    step: StepGroups, episodes: int, filler: int, credit_weight: float = 0.0
+) -> dict[str, list[Any]]:
     """The `rollout_func` output for TRL: G rows per slot, in slot order.
 
     Rows of an informative group carry the episode's tokens: `prompt_ids` is its first turn's prompt,
@@ -234,6 +240,8 @@ def trl_batch(step: StepGroups, episodes: int, filler: int) -> dict[str, list[An
         step: The step's groups.
         episodes: G.
         filler: A token id for the rows of dropped slots (the end-of-sequence token).
+        credit_weight: 0 for the binary reward; else a failure's share of partial progress
+            (`trainer.credit.shaped_reward`), for informative groups only.
     """
     batch: dict[str, list[Any]] = {
         k: []
@@ -257,7 +265,7 @@ def trl_batch(step: StepGroups, episodes: int, filler: int) -> dict[str, list[An
             ids, mask, logprobs = result.token_ids(), result.loss_mask(), _logprobs(result)
             cut = len(result.turns[0].context_ids or [])
             row(ids[:cut], ids[cut:], mask[cut:], logprobs[cut:])
-            batch["episode_reward"].append(float(result.reward or 0))
+            batch["episode_reward"].append(shaped_reward(result, credit_weight))
             batch["episode_task"].append(result.task_id)
     return batch
 
@@ -316,7 +324,7 @@ class _Rollouts:
         if self.curriculum is not None:
             self._record(self.curriculum, step)
         self.last = step
-        self.last_batch = trl_batch(step, episodes, self.loaded.eos_ids[0])
+        self.last_batch = trl_batch(step, episodes, self.loaded.eos_ids[0], self.config.credit_weight)
         return self.last_batch
 
     def _record(self, curriculum: Curriculum, step: StepGroups) -> None:

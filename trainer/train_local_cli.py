@@ -48,6 +48,16 @@ def local_command(
     save_every: Annotated[
         int, typer.Option("--save-every", min=0, help="Checkpoint every N steps (0: final only).")
     ] = 0,
+    credit_weight: Annotated[
+        float,
+        typer.Option(
+            "--credit-weight",
+            min=0.0,
+            max=0.5,
+            help="0: the binary reward. Above 0 (opt-in): a failed episode of a mixed group earns this share "
+            "of its partial progress by per-call credit (trainer.credit).",
+        ),
+    ] = 0.0,
     curriculum: Annotated[
         str,
         typer.Option(
@@ -83,6 +93,7 @@ def local_command(
                 retries=retries,
                 concurrency=concurrency,
                 save_every=save_every,
+                credit_weight=credit_weight,
                 curriculum=curriculum,
                 seed=seed,
                 threads=threads,
