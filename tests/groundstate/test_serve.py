@@ -97,10 +97,12 @@ def test_a_bad_groundstate_port_is_refused_by_name(tmp_path: Path) -> None:
 
 
 def test_make_run_hands_port_and_host_to_serve() -> None:
+    # under `make test` this runs in a sub-make: MAKEFLAGS and MAKELEVEL would make it print directories
+    env = {k: v for k, v in os.environ.items() if k not in {"MAKEFLAGS", "MFLAGS", "MAKELEVEL"}}
+
     def recipe(*variables: str) -> str:
-        out = subprocess.run(
-            ["make", "-n", "run", *variables], capture_output=True, text=True, cwd=ROOT, check=True
-        )
+        command = ["make", "--no-print-directory", "-n", "run", *variables]
+        out = subprocess.run(command, capture_output=True, text=True, cwd=ROOT, check=True, env=env)
         return out.stdout.strip().splitlines()[-1]
 
     assert recipe("PORT=8010", "HOST=0.0.0.0").endswith("groundstate serve --port 8010 --host 0.0.0.0")
