@@ -21,6 +21,9 @@ if TYPE_CHECKING:
     from shared.results import TrialResult
 
 Report = TypeVar("Report")
+RunDirArgument = Annotated[
+    Path, typer.Argument(help="Run directory holding results.jsonl (or the .jsonl file).")
+]
 
 
 def _stored(run_dir: Path, out: Path | None) -> list[TrialResult]:
@@ -59,9 +62,7 @@ def _write(out: Path, lines: list[TrialResult]) -> None:
 
 
 def regrade(
-    run_dir: Annotated[
-        Path, typer.Argument(help="Run directory holding results.jsonl (or the .jsonl file).")
-    ],
+    run_dir: RunDirArgument,
     tasks_dir: TasksDirOption = None,
     out: Annotated[
         Path | None,
@@ -110,9 +111,7 @@ def regrade(
 
 
 def blame(
-    run_dir: Annotated[
-        Path, typer.Argument(help="Run directory holding results.jsonl (or the .jsonl file).")
-    ],
+    run_dir: RunDirArgument,
     tasks_dir: TasksDirOption = None,
     out: Annotated[
         Path | None,

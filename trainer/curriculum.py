@@ -220,9 +220,13 @@ class Curriculum:
 
     def band(self) -> list[str]:
         """Active tasks whose chance of a mixed group reaches `min_informative`, most informative first."""
+        return list(self._band_chances())
+
+    def _band_chances(self) -> dict[str, float]:
+        """The band, most informative first, with each task's chance of a mixed group."""
         scored = [(self.informative(t), t) for t in self.active()]
         ranked = sorted(scored, key=lambda x: (-x[0], x[1]))
-        return [t for chance, t in ranked if chance >= self.settings.min_informative]
+        return {t: chance for chance, t in ranked if chance >= self.settings.min_informative}
 
     def draw(self, slots: int) -> list[str]:
         """The next step's tasks: band draws weighted by informativeness, plus the exploration share."""
@@ -231,7 +235,7 @@ class Curriculum:
         if not active:
             raise CurriculumError("every task of the curriculum is retired: nothing left to learn from")
         explore = min(slots, round(self.settings.explore * slots))
-        chosen = self._weighted(self.band(), slots - explore, rng)
+        chosen = self._weighted(self._band_chances(), slots - explore, rng)
         rest = [t for t in active if t not in chosen]
         stale = sorted(rest, key=lambda t: (self.state.tasks[t].last_drawn or -1, rng.random()))
         chosen += stale[: slots - len(chosen)]
@@ -244,9 +248,9 @@ class Curriculum:
         taken = set(slots)
         return [t for t in self.band() if t not in taken]
 
-    def _weighted(self, band: list[str], n: int, rng: random.Random) -> list[str]:
+    def _weighted(self, band: dict[str, float], n: int, rng: random.Random) -> list[str]:
         """Up to n distinct band tasks, drawn without replacement with weight = chance of a mixed group."""
-        pool = {t: self.informative(t) for t in band}
+        pool = dict(band)
         chosen: list[str] = []
         while pool and len(chosen) < n:
             pick = rng.choices(list(pool), weights=list(pool.values()))[0]
