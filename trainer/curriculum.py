@@ -153,6 +153,10 @@ class StepRecord(StrictModel):
     """Mean posterior success per generator family (generated tasks only)."""
     tasks: dict[str, float] = Field(default_factory=dict)
     """Posterior mean of every task played at this step."""
+    added: list[str] = Field(default_factory=list)
+    """Tasks admitted since the previous step (freshly minted ones, or a resumed run's new pool tasks)."""
+    minted: int = 0
+    """How many of `added` the server generated and validated for this run (`POST /v1/tasks/mint`)."""
 
 
 class CurriculumState(StrictModel):
@@ -161,6 +165,10 @@ class CurriculumState(StrictModel):
     settings: CurriculumSettings
     step: int = 0
     tasks: dict[str, TaskEvidence]
+    pending: list[str] = Field(default_factory=list)
+    """Tasks admitted since the last update, reported in the next `StepRecord`."""
+    pending_minted: int = 0
+    """How many of `pending` were minted."""
 
     @model_validator(mode="after")
     def _has_tasks(self) -> CurriculumState:
@@ -202,11 +210,13 @@ class Curriculum:
         """The run's curriculum settings."""
         return self.state.settings
 
-    def add(self, task_ids: Iterable[str]) -> list[str]:
-        """Admit new tasks (e.g. freshly generated ones); the ids that were new."""
-        new = [t for t in task_ids if t not in self.state.tasks]
+    def add(self, task_ids: Iterable[str], *, minted: bool = False) -> list[str]:
+        """Admit new tasks (e.g. freshly minted ones); the ids that were new."""
+        new = [t for t in dict.fromkeys(task_ids) if t not in self.state.tasks]
         for task_id in new:
             self.state.tasks[task_id] = TaskEvidence()
+        self.state.pending += new
+        self.state.pending_minted += len(new) if minted else 0
         return new
 
     def informative(self, task_id: str) -> float:
@@ -284,6 +294,8 @@ class Curriculum:
                 retired.append(task_id)
         self.state.step = step
         played = {o.task_id for o in outcomes}
+        added, minted = self.state.pending, self.state.pending_minted
+        self.state.pending, self.state.pending_minted = [], 0
         return StepRecord(
             step=step,
             band=len(self.band()),
@@ -293,6 +305,8 @@ class Curriculum:
             informative_groups=sum(len(set(o.rewards)) > 1 for o in outcomes),
             families=self.families(),
             tasks={t: round(self.state.tasks[t].mean, 4) for t in sorted(played)},
+            added=added,
+            minted=minted,
         )
 
     def families(self) -> dict[str, float]:
