@@ -24,6 +24,7 @@ from env_server.sandbox import make_sandbox_engine
 from env_server.scoring.scorer import Scorer
 from env_server.settings import Settings
 from env_server.store import Store, make_store_engine, upgrade
+from env_server.store.minted import MintedTasks
 from env_server.ui import install_viewer
 from env_server.users.base import SimulatedUser
 from env_server.users.llm import LLMUser
@@ -67,6 +68,7 @@ def build_service(settings: Settings, registry: DomainRegistry | None = None) ->
     if settings.auto_migrate:
         upgrade(settings.store_url)
     store = Store(make_store_engine(settings.store_url, pool_size=settings.db_pool_size))
+    registry = registry.with_source(MintedTasks(store))  # tasks minted for training runs, by any worker
     sandboxes = make_sandbox_engine(settings.sandbox_url, pool_size=settings.db_pool_size)
     return EpisodeService(
         registry,

@@ -26,6 +26,8 @@ from shared.models import (
     EpisodeStarted,
     ErrorResponse,
     MessageRequest,
+    MintRequest,
+    MintResult,
     ReferenceTrajectory,
     ScoreRequest,
     ScoreResult,
@@ -56,6 +58,7 @@ _SCORE = TypeAdapter(ScoreResult)
 _INFO = TypeAdapter(EpisodeInfo)
 _TRAJECTORY_SCORE = TypeAdapter(TrajectoryScore)
 _REFERENCE = TypeAdapter(ReferenceTrajectory)
+_MINT = TypeAdapter(MintResult)
 
 
 @dataclass(frozen=True)
@@ -67,6 +70,15 @@ class _Call:
     parse: TypeAdapter[Any] | None
     json: Any = None
     params: dict[str, Any] = field(default_factory=dict)
+    timeout: float | None = None
+    """A longer read timeout than the client's, for calls that work for long (minting)."""
+
+    def options(self) -> dict[str, Any]:
+        """The request's keyword arguments."""
+        extra: dict[str, Any] = (
+            {} if self.timeout is None else {"timeout": httpx.Timeout(self.timeout, connect=5.0)}
+        )
+        return {"json": self.json, "params": self.params or None, **extra}
 
 
 class _Api:
@@ -123,6 +135,11 @@ class _Api:
     def score_trajectory(request: ScoreRequest) -> _Call:
         return _Call("POST", "/v1/score", _TRAJECTORY_SCORE, json=_dump(request))
 
+    @staticmethod
+    def mint(request: MintRequest) -> _Call:
+        # every task is generated and validated inside the call: about a second each, more on a busy server
+        return _Call("POST", "/v1/tasks/mint", _MINT, json=_dump(request), timeout=60.0 + 10.0 * request.n)
+
 
 def _checked(model: type[M], **fields: Any) -> M:
     """Build a request model; a value the server would refuse is refused here, as the same 422 `ApiError`."""
@@ -169,7 +186,7 @@ class GroundstateClient:
 
     def _run(self, call: _Call) -> Any:
         try:
-            response = self._http.request(call.method, call.path, json=call.json, params=call.params or None)
+            response = self._http.request(call.method, call.path, **call.options())
         except httpx.TransportError as exc:
             raise TransportError(f"{call.method} {call.path}: {exc!r}") from exc
         return _parse(call, response)
@@ -235,6 +252,10 @@ class GroundstateClient:
         """Score a trajectory statelessly."""
         return self._run(_Api.score_trajectory(request))  # type: ignore[no-any-return]
 
+    def mint(self, request: MintRequest) -> MintResult:
+        """Have the server generate, validate and serve fresh train tasks."""
+        return self._run(_Api.mint(request))  # type: ignore[no-any-return]
+
 
 class AsyncGroundstateClient:
     """Asynchronous client with the same methods as `GroundstateClient`, awaited.
@@ -262,9 +283,7 @@ class AsyncGroundstateClient:
 
     async def _run(self, call: _Call) -> Any:
         try:
-            response = await self._http.request(
-                call.method, call.path, json=call.json, params=call.params or None
-            )
+            response = await self._http.request(call.method, call.path, **call.options())
         except httpx.TransportError as exc:
             raise TransportError(f"{call.method} {call.path}: {exc!r}") from exc
         return _parse(call, response)
@@ -333,3 +352,7 @@ class AsyncGroundstateClient:
     async def score_trajectory(self, request: ScoreRequest) -> TrajectoryScore:
         """Score a trajectory statelessly."""
         return await self._run(_Api.score_trajectory(request))  # type: ignore[no-any-return]
+
+    async def mint(self, request: MintRequest) -> MintResult:
+        """Have the server generate, validate and serve fresh train tasks."""
+        return await self._run(_Api.mint(request))  # type: ignore[no-any-return]

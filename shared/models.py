@@ -11,6 +11,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from shared.tasks import TaskPublic
+
 UserKind = Literal["scripted", "llm"]
 ScoreStatus = Literal["scored", "backend_error"]
 #: `disposed`: dropped before or after scoring (its sandbox is gone; its events, and score if any, stay).
@@ -74,6 +76,11 @@ class DomainDetail(WireModel):
     tools: list[dict[str, Any]] = Field(description=TOOLS_DESCRIPTION)
     tool_kinds: dict[str, ToolKind] = Field(
         default_factory=dict, description=TOOL_KINDS_DESCRIPTION, examples=[{"get_booking": "read"}]
+    )
+    families: list[str] = Field(
+        default_factory=list,
+        description="Scenario families that `tasks generate` and `POST /v1/tasks/mint` draw from.",
+        examples=[["cancel-refund-by-tier"]],
     )
 
 
@@ -375,6 +382,38 @@ class ChatMessage(WireModel):
     tool_calls: list[OpenAIToolCall] | None = Field(
         default=None, description="The calls the assistant made in this turn, after its text (OpenAI format)."
     )
+
+
+MAX_MINT = 32
+"""Tasks one mint request may ask for: each is generated and fully validated (a second or so) in the call."""
+
+
+class MintRequest(WireModel):
+    """Fresh train tasks for a running training, drawn from a domain's scenario families."""
+
+    domain: str = Field(examples=["hotel"])
+    families: list[str] | None = Field(
+        default=None,
+        min_length=1,
+        max_length=64,
+        description="The families to draw from, in turn (default: every family of the domain).",
+    )
+    n: int = Field(ge=1, le=MAX_MINT, description="How many valid tasks to return.")
+    seed: int = Field(default=0, ge=0, le=2**31 - 1, description="Seeds the draws with each draw's index.")
+
+
+class MintDiscard(WireModel):
+    """A draw that did not become a task, and why (its family could not build it, or validation failed)."""
+
+    family: str
+    reason: str
+
+
+class MintResult(WireModel):
+    """The minted tasks (served from now on by every worker) and the draws discarded on the way."""
+
+    tasks: list[TaskPublic]
+    discarded: list[MintDiscard] = Field(default_factory=list)
 
 
 class ScoreRequest(WireModel):

@@ -32,4 +32,5 @@ def get_domain(name: str, registry: RegistryDep) -> DomainDetail:
         policy=d.policy,
         tools=[t.openai_schema() for t in d.tools],
         tool_kinds={t.name: t.kind for t in d.tools},
+        families=[f.name for f in d.families],
     )

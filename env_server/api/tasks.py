@@ -5,8 +5,10 @@ from typing import Literal
 from fastapi import APIRouter, Query
 
 from env_server.api.deps import EpisodesDep, RegistryDep
+from env_server.generation.minting import mint
+from env_server.store.minted import MintedTasks
 from env_server.validation.reference import reference_trajectory
-from shared.models import ReferenceTrajectory
+from shared.models import MintRequest, MintResult, ReferenceTrajectory
 from shared.tasks import Task, TaskPublic
 
 router = APIRouter(prefix="/v1/tasks", tags=["tasks"])
@@ -43,3 +45,16 @@ def get_reference(task_id: str, episodes: EpisodesDep) -> ReferenceTrajectory:
     """
     task = episodes.registry.task(task_id)
     return reference_trajectory(task, episodes.registry.domain(task.domain), episodes.scorer)
+
+
+@router.post("/mint", operation_id="tasks-mint")
+def mint_tasks(request: MintRequest, episodes: EpisodesDep) -> MintResult:
+    """Generate, validate and store fresh train tasks from a domain's scenario families.
+
+    Every draw passes every check of `tasks validate` (the adversarial suite included) on this server's
+    sandbox backend before it is stored; from then on every worker serves it like a built-in task. The
+    caller names families, never a task: nothing it sends becomes part of a reward. Takes about a second a
+    task (each is replayed and attacked), so ask for a step's worth at a time.
+    """
+    domain = episodes.registry.domain(request.domain)
+    return mint(request, domain, episodes.scorer, MintedTasks(episodes.store))

@@ -2,15 +2,30 @@
 
 from __future__ import annotations
 
+import copy
+import heapq
 from collections.abc import Iterable, Iterator
 from importlib.metadata import entry_points
 from pathlib import Path
+from typing import Protocol
 
 from env_server.domain._domain import Domain, load_task_text
 from env_server.errors import TaskInvalidError, UnknownDomainError, UnknownTaskError
 from shared.tasks import Task
 
 ENTRY_POINT_GROUP = "groundstate.domains"
+
+
+class TaskSource(Protocol):
+    """Tasks that arrive while the server runs (minted for a training run): asked for ids the files lack."""
+
+    def get(self, task_id: str) -> Task | None:
+        """The task with this id, or None."""
+        ...
+
+    def tasks(self, domain: str | None = None) -> Iterator[Task]:
+        """Every task of the source (of `domain`), in id order."""
+        ...
 
 
 class DomainRegistry:
@@ -23,6 +38,7 @@ class DomainRegistry:
                 raise ValueError(f"two domains are named '{domain.name}'")
             self._domains[domain.name] = domain
         self._tasks: dict[str, Task] = {}
+        self._sources: list[TaskSource] = []
         for task in [t for d in self._domains.values() for t in d.tasks] + list(extra_tasks):
             self._add_task(task)
 
@@ -66,20 +82,44 @@ class DomainRegistry:
             known = ", ".join(sorted(self._domains)) or "none"
             raise UnknownDomainError(f"unknown domain '{name}' (known: {known})", field="domain") from None
 
+    def with_source(self, source: TaskSource) -> DomainRegistry:
+        """This registry, also serving the tasks of `source` (a file's task wins an id both hold).
+
+        A new view rather than a change to this one: several servers (tests, replicas in one process) may
+        share one registry, each with its own store.
+        """
+        view = copy.copy(self)
+        view._sources = [*self._sources, source]
+        return view
+
     def task(self, task_id: str) -> Task:
         """The task with id `task_id`, or `UnknownTaskError`."""
-        try:
-            return self._tasks[task_id]
-        except KeyError:
-            raise UnknownTaskError(f"unknown task '{task_id}'", field="task_id") from None
+        task = self._tasks.get(task_id)
+        for source in self._sources if task is None else ():
+            task = source.get(task_id)
+            if task is not None and task.domain in self._domains:
+                return task
+        if task is None:
+            raise UnknownTaskError(f"unknown task '{task_id}'", field="task_id")
+        return task
+
+    def static_tasks(self, domain: str | None = None) -> Iterator[Task]:
+        """The tasks of the domains and task files only (what `tasks validate` checks), in id order."""
+        for task_id in sorted(self._tasks):
+            if domain is None or self._tasks[task_id].domain == domain:
+                yield self._tasks[task_id]
 
     def tasks(self, domain: str | None = None, split: str | None = None) -> Iterator[Task]:
-        """Tasks in id order, optionally filtered by domain and split."""
+        """Tasks in id order (minted ones included), optionally filtered by domain and split."""
         if domain is not None:
             self.domain(domain)
-        for task_id in sorted(self._tasks):
-            task = self._tasks[task_id]
-            if (domain is None or task.domain == domain) and (split is None or task.split == split):
+        streams = [self.static_tasks(domain), *(s.tasks(domain) for s in self._sources)]
+        for task in heapq.merge(*streams, key=lambda t: t.id):
+            if task.domain not in self._domains or (
+                task.id in self._tasks and self._tasks[task.id] is not task
+            ):
+                continue
+            if split is None or task.split == split:
                 yield task
 
 

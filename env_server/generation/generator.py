@@ -70,10 +70,22 @@ def _worker(domain_name: str) -> _Worker:
     )
 
 
-def draw(domain_name: str, seed: int, index: int) -> Draw:
-    """Build and validate draw `index` of a run (runs in a worker process)."""
+def draw(
+    domain_name: str, seed: int, index: int, family_name: str | None = None, scorer: Scorer | None = None
+) -> Draw:
+    """Build and validate draw `index` of a run (in a worker process, or in the server when minting).
+
+    Args:
+        family_name: the family to draw from; by default family `index` mod the number of families.
+        scorer: validates the draw; by default the worker's own (in-memory SQLite). The server passes its
+            own, so a minted task is validated on the backend that will serve it.
+    """
     w = _worker(domain_name)
-    family = w.domain.families[index % len(w.domain.families)]
+    family = (
+        w.domain.families[index % len(w.domain.families)]
+        if family_name is None
+        else next(f for f in w.domain.families if f.name == family_name)
+    )
     ctx = ScenarioContext(
         domain_name=domain_name,
         family=family.name,
@@ -88,10 +100,12 @@ def draw(domain_name: str, seed: int, index: int) -> Draw:
         task = family.build(ctx)
     except ScenarioUnavailable as exc:
         return Draw(index, family.name, None, f"unavailable: {exc}")
+    if task.split != "train":  # a family's bug must never put a task into the benchmark or take one from it
+        return Draw(index, family.name, None, f"family built a {task.split} task, not a train task")
     leaked = sorted(set(entity_ids(task.model_dump(mode="json"))) & w.benchmark_ids)
     if leaked:
         return Draw(index, family.name, None, f"uses benchmark entities {leaked[:3]}")
-    report = validate_task(task, w.domain, w.scorer)
+    report = validate_task(task, w.domain, scorer or w.scorer)
     if not report.passed:
         failed = next(c for c in report.checks if not c.passed)
         return Draw(index, family.name, None, f"validation {failed.name}: {failed.detail[:160]}")
@@ -103,15 +117,20 @@ def _draw_batch(args: tuple[str, int, list[int]]) -> list[Draw]:
     return [draw(domain_name, seed, i) for i in indices]
 
 
+def use_domain(domain: Domain) -> None:
+    """Draw from this exact domain object (a server's, a test's) rather than the installed one."""
+    if _DOMAINS.get(domain.name) is not domain:
+        _DOMAINS[domain.name] = domain
+        _worker.cache_clear()
+
+
 def generate(
     domain: Domain, n: int, seed: int, workers: int = 1, max_draws: int | None = None
 ) -> Iterator[Draw]:
     """Yield draws in index order until `n` are valid (or `max_draws`, default 3n, are spent)."""
     if not domain.families:
         raise ValueError(f"domain {domain.name} declares no scenario families")
-    if _DOMAINS.get(domain.name) is not domain:
-        _DOMAINS[domain.name] = domain
-        _worker.cache_clear()
+    use_domain(domain)
     limit = max_draws or 3 * n + 10
     batch = max(8, min(64, n // max(1, workers * 4) or 8))
     kept, start = 0, 0

@@ -66,3 +66,22 @@ class ScoreRecord(StoreBase):
     reward: Mapped[int | None] = mapped_column(Integer, nullable=True)
     result: Mapped[dict[str, Any]] = mapped_column(JSON)
     created_at: Mapped[datetime] = mapped_column(DateTime)
+
+
+class MintedTaskRecord(StoreBase):
+    """A generated task the server minted for a running training (`POST /v1/tasks/mint`), validated first.
+
+    Kept here rather than in a file so that every worker and replica serves it at once, and a restart keeps
+    serving what a training run already holds ids of.
+    """
+
+    __tablename__ = "minted_tasks"
+    task_id: Mapped[str] = mapped_column(String(200), primary_key=True)
+    domain: Mapped[str] = mapped_column(String(64), index=True)
+    family: Mapped[str] = mapped_column(String(100))
+    #: Draw index within (domain, family): the id's number, and the draw's RNG seed with `seed`.
+    draw_index: Mapped[int] = mapped_column(Integer)
+    seed: Mapped[int] = mapped_column(Integer)
+    #: The whole task, gold included (a serialised `shared.tasks.Task`).
+    task: Mapped[dict[str, Any]] = mapped_column(JSON)
+    created_at: Mapped[datetime] = mapped_column(DateTime)

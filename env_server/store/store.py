@@ -34,7 +34,8 @@ from env_server.store.events import Event, LoggedEvent, parse_event
 from env_server.store.models import EpisodeRecord, EventRecord, ScoreRecord
 
 
-def _now() -> datetime:
+def utcnow() -> datetime:
+    """Now, in UTC without a zone (how the store keeps every instant)."""
     return datetime.now(UTC).replace(tzinfo=None)
 
 
@@ -109,7 +110,7 @@ class Store:
         self._postgres = engine.dialect.name == "postgresql"
 
     @contextmanager
-    def _writing(self) -> Iterator[Connection]:
+    def writing(self) -> Iterator[Connection]:
         """A write transaction, committed on exit (Core: an ORM session's set-up costs as much as a write)."""
         with self._write_lock or nullcontext(), self.engine.begin() as conn:
             yield conn
@@ -120,10 +121,10 @@ class Store:
 
     def create_episode(self, record: EpisodeRecord, first_event: Event) -> None:
         """Insert the episode and its first event in one transaction."""
-        record.created_at = _now()
+        record.created_at = utcnow()
         # unset attributes are left out, so the columns' defaults apply as they would in the ORM
         row = {c.key: v for c in _EPISODES.columns if (v := getattr(record, c.key)) is not None}
-        with self._writing() as conn:
+        with self.writing() as conn:
             conn.execute(insert(_EPISODES), row)
             conn.execute(
                 insert(_EVENTS),
@@ -199,11 +200,11 @@ class Store:
             "episode_id": episode_id,
             "kind": event.kind,
             "payload": event.payload(),
-            "created_at": _now(),
+            "created_at": utcnow(),
         }
         for attempt in range(20):
             try:
-                with self._writing() as conn:
+                with self.writing() as conn:
                     if self._postgres:
                         conn.execute(_EPISODE_LOCK, {"episode_id": episode_id})
                     seq = conn.execute(_APPEND, values).scalar_one()
@@ -229,7 +230,7 @@ class Store:
 
     def update_episode(self, episode_id: str, **values: Any) -> None:
         """Set columns of the episode row."""
-        with self._writing() as conn:
+        with self.writing() as conn:
             conn.execute(update(_EPISODES).where(_EPISODES.c.id == episode_id).values(**values))
 
     def save_score(
@@ -237,7 +238,7 @@ class Store:
     ) -> dict[str, Any]:
         """Record the score once; a second call returns the first score unchanged (idempotence)."""
         try:
-            with self._writing() as conn:
+            with self.writing() as conn:
                 conn.execute(
                     insert(_SCORES),
                     {
@@ -245,10 +246,10 @@ class Store:
                         "status": status,
                         "reward": reward,
                         "result": result,
-                        "created_at": _now(),
+                        "created_at": utcnow(),
                     },
                 )
-                conn.execute(_FINISH, {"episode_id": episode_id, "finished_at": _now()})
+                conn.execute(_FINISH, {"episode_id": episode_id, "finished_at": utcnow()})
             return result
         except IntegrityError:
             existing = self.score(episode_id)

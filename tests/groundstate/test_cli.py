@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from env_server.store.migrate import head
 from groundstate.cli import app
 
 ROOT = Path(__file__).parents[2]
@@ -74,7 +75,7 @@ def test_db_upgrade_through_the_console_script(tmp_path: Path) -> None:
         cwd=ROOT,
         check=True,
     )
-    assert "at revision 0001" in out.stdout
+    assert f"at revision {head()}" in out.stdout
 
 
 def test_serve_refuses_a_public_address_without_api_key(tmp_path: Path) -> None:
