@@ -196,22 +196,27 @@ def task_rows(records: list[StepRecord], state: CurriculumState | None) -> list[
 
 
 def step_charts(records: list[StepRecord]) -> list[Chart]:
-    """Over steps: the pool's sizes, the share of informative groups, and each family's posterior mean."""
+    """Charts over steps: band and active tasks, what changed in the pool, informative groups, families."""
     first, last = records[0].step, records[-1].step
     retired, cumulative = 0, []
     for record in records:
         retired += len(record.retired)
         cumulative.append((record.step, float(retired)))
-    sizes = [
+    pool = [
         Series("band", PALETTE[0], [(r.step, float(r.band)) for r in records]),
         Series("active", PALETTE[1], [(r.step, float(r.active)) for r in records]),
+    ]
+    changes = [  # a chart of their own: beside a pool of a hundred tasks, a few a step would lie flat on 0
         Series("retired (cumulative)", PALETTE[5], cumulative),
         Series("added", PALETTE[3], [(r.step, float(len(r.added))) for r in records]),
         Series("minted", PALETTE[4], [(r.step, float(r.minted)) for r in records], dashed=True),
     ]
     informative = [(r.step, r.informative_groups / r.groups) for r in records if r.groups]
     charts = [
-        line_chart("Tasks", sizes, last, k_min=first, x_label="step", scale="count"),
+        line_chart("Learning band and active tasks", pool, last, k_min=first, x_label="step", scale="count"),
+        line_chart(
+            "Tasks retired, added and minted", changes, last, k_min=first, x_label="step", scale="count"
+        ),
         line_chart(
             "Informative groups",
             [Series("groups with both outcomes", PALETTE[0], informative)],
