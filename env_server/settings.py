@@ -64,10 +64,11 @@ class Settings(BaseSettings):
     domains: list[str] | None = Field(default=None, description="Serve only these domains (default: all).")
     runs_dirs: list[Path] = Field(
         default_factory=lambda: [Path("runs")],
-        description="Evaluation run directories the viewer (`/ui/campaigns`) shows: each a run directory "
-        "(holding results.jsonl) or a directory of run directories. Listed again on every page load, so "
-        "`groundstate eval --out runs/NAME` shows up without a restart (default: `runs` in the server's "
-        "working directory).",
+        description="Run directories the viewer shows: evaluation runs (`/ui/campaigns`, holding "
+        "results.jsonl) and training runs with an adaptive curriculum (`/ui/curricula`, holding "
+        "curriculum.jsonl); each a run directory or a directory of run directories. Listed again on every "
+        "page load, so `groundstate eval --out runs/NAME` shows up without a restart (default: `runs` in "
+        "the server's working directory).",
     )
     default_user: Literal["scripted", "llm"] = Field(
         default="scripted", description="The simulated user of an episode whose request does not choose one."

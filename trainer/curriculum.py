@@ -28,7 +28,8 @@ groups of four in a row; discounting caps the evidence, so a lucky streak of two
 it is never drawn again.
 
 The state is one JSON document (`CurriculumState`), saved with every checkpoint; draws are seeded by
-(seed, step), so a resumed run draws what the uninterrupted one would have drawn.
+(seed, step), so a resumed run draws what the uninterrupted one would have drawn. The state and the step
+records are defined in `shared.curriculum` (re-exported here), because the server's viewer reads them too.
 """
 
 from __future__ import annotations
@@ -38,14 +39,23 @@ import random
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from pydantic import Field, model_validator
 from scipy.special import betaln
 from scipy.stats import beta as beta_dist
 
+from shared.curriculum import (
+    CURRICULUM_FILE,
+    CURRICULUM_LOG,
+    CurriculumSettings,
+    CurriculumState,
+    StepRecord,
+    TaskEvidence,
+    family_of,
+)
 from shared.strict_model import StrictModel
 
 __all__ = [
     "CURRICULUM_FILE",
+    "CURRICULUM_LOG",
     "Curriculum",
     "CurriculumError",
     "CurriculumSettings",
@@ -56,9 +66,7 @@ __all__ = [
     "family_of",
     "mixed_chance",
 ]
-
-CURRICULUM_FILE = "curriculum.json"
-"""The curriculum's state file, in a run's output directory and in each checkpoint."""
+# The records (state, settings, evidence, step records) are `shared.curriculum`'s: the viewer reads them too.
 
 
 class CurriculumError(ValueError):
@@ -73,108 +81,11 @@ def mixed_chance(alpha: float, beta: float, group: int) -> float:
     return max(0.0, 1.0 - all_pass - all_fail)
 
 
-def family_of(task_id: str) -> str | None:
-    """The generator family of a generated task (`<domain>-gen-<family>-<index>`), None for a written one."""
-    parts = task_id.split("-gen-", 1)
-    if len(parts) != 2 or "-" not in parts[1]:
-        return None
-    family, _, index = parts[1].rpartition("-")
-    return f"{parts[0]}/{family}" if index.isdigit() else None
-
-
-class CurriculumSettings(StrictModel):
-    """How the curriculum weighs evidence and draws (defaults argued in the module docstring)."""
-
-    group: int = Field(ge=2)
-    """Episodes per group (G): what `mixed_chance` is computed for."""
-    decay: float = Field(default=0.8, gt=0, le=1)
-    """Evidence multiplier per step (1: never forget)."""
-    explore: float = Field(default=0.2, ge=0, le=1)
-    """Share of a step's slots given to the tasks drawn least recently."""
-    min_informative: float = Field(default=0.3, gt=0, lt=1)
-    """A task is in the learning band when its chance of a mixed group reaches this."""
-    retire_at: float = Field(default=0.9, gt=0, lt=1)
-    """Success rate above which a task counts as mastered..."""
-    retire_confidence: float = Field(default=0.9, gt=0.5, lt=1)
-    """...once the posterior puts this much mass above it."""
-    seed: int = 0
-    """Seeds the draws with the step number."""
-
-
-class TaskEvidence(StrictModel):
-    """One task's discounted outcomes and history."""
-
-    successes: float = 0.0
-    failures: float = 0.0
-    drawn: int = 0
-    """Groups played (every try, refills included)."""
-    last_drawn: int | None = None
-    """The last step it was played in."""
-    retired: int | None = None
-    """The step it was retired at, or null."""
-
-    @property
-    def alpha(self) -> float:
-        """The posterior's first parameter (successes + 1/2)."""
-        return self.successes + 0.5
-
-    @property
-    def beta(self) -> float:
-        """The posterior's second parameter (failures + 1/2)."""
-        return self.failures + 0.5
-
-    @property
-    def mean(self) -> float:
-        """The posterior mean success rate."""
-        return self.alpha / (self.alpha + self.beta)
-
-
 class GroupOutcome(StrictModel):
     """One played group: its task and the rewards of its scored episodes."""
 
     task_id: str
     rewards: list[int]
-
-
-class StepRecord(StrictModel):
-    """What the curriculum saw and did at one step (a line of `curriculum.jsonl`)."""
-
-    step: int
-    band: int
-    """Tasks in the learning band after the update."""
-    active: int
-    """Tasks not retired."""
-    retired: list[str]
-    """Tasks retired at this step."""
-    groups: int
-    informative_groups: int
-    """Played groups (every try) with both outcomes."""
-    families: dict[str, float] = Field(default_factory=dict)
-    """Mean posterior success per generator family (generated tasks only)."""
-    tasks: dict[str, float] = Field(default_factory=dict)
-    """Posterior mean of every task played at this step."""
-    added: list[str] = Field(default_factory=list)
-    """Tasks admitted since the previous step (freshly minted ones, or a resumed run's new pool tasks)."""
-    minted: int = 0
-    """How many of `added` the server generated and validated for this run (`POST /v1/tasks/mint`)."""
-
-
-class CurriculumState(StrictModel):
-    """Everything a resumed run needs: settings, evidence per task, the step reached."""
-
-    settings: CurriculumSettings
-    step: int = 0
-    tasks: dict[str, TaskEvidence]
-    pending: list[str] = Field(default_factory=list)
-    """Tasks admitted since the last update, reported in the next `StepRecord`."""
-    pending_minted: int = 0
-    """How many of `pending` were minted."""
-
-    @model_validator(mode="after")
-    def _has_tasks(self) -> CurriculumState:
-        if not self.tasks:
-            raise ValueError("a curriculum needs at least one task")
-        return self
 
 
 class Curriculum:

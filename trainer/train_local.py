@@ -52,7 +52,7 @@ from pydantic import Field
 from shared.client import DEFAULT_SERVER_URL, AsyncGroundstateClient
 from shared.strict_model import StrictModel
 from trainer.credit import MAX_CREDIT_WEIGHT, shaped_reward
-from trainer.curriculum import CURRICULUM_FILE, Curriculum, CurriculumSettings
+from trainer.curriculum import CURRICULUM_FILE, CURRICULUM_LOG, Curriculum, CurriculumSettings
 from trainer.groups import GroupSettings, StepGroups, collect_groups
 from trainer.policies.local import (
     LocalModel,
@@ -330,7 +330,7 @@ class _Rollouts:
     def _record(self, curriculum: Curriculum, step: StepGroups) -> None:
         """Fold the step's groups into the curriculum; log the step and save the state."""
         record = curriculum.update(step.tries)
-        with (self.config.out / "curriculum.jsonl").open("a", encoding="utf-8") as handle:
+        with (self.config.out / CURRICULUM_LOG).open("a", encoding="utf-8") as handle:
             handle.write(record.model_dump_json() + "\n")
         curriculum.save(self.config.out / CURRICULUM_FILE)
 
@@ -471,7 +471,7 @@ def train_local(
     out = config.out
     out.mkdir(parents=True, exist_ok=True)
     if curriculum is not None:
-        (out / "curriculum.jsonl").touch()
+        (out / CURRICULUM_LOG).touch()
     (out / "run.json").write_text(
         json.dumps(
             {

@@ -39,17 +39,29 @@ def discover_runs(dirs: Iterable[Path]) -> dict[str, Path]:
     Names are the directories' names; a later run with a name already taken gets `-2`, `-3`, ... appended,
     and so does a run called `compare` (the comparison page's path).
     """
+    return discover_dirs(dirs, RESULTS_FILE, reserved=frozenset({"compare"}))
+
+
+def discover_dirs(
+    dirs: Iterable[Path], marker: str, reserved: frozenset[str] = frozenset()
+) -> dict[str, Path]:
+    """The directories holding the file `marker` by name: each of `dirs` that does, or those of its children.
+
+    The one discovery rule of every kind of run the viewer shows (evaluation runs by `results.jsonl`,
+    training runs by `curriculum.jsonl`): a page names a run by these names only, never by a path. A later
+    directory with a name already taken, or a name in `reserved` (a page's own path), gets `-2`, `-3`, ...
+    """
     runs: dict[str, Path] = {}
     for directory in dirs:
-        if (directory / RESULTS_FILE).is_file():
+        if (directory / marker).is_file():
             candidates = [directory]
         elif directory.is_dir():
-            candidates = sorted(c for c in directory.iterdir() if (c / RESULTS_FILE).is_file())
+            candidates = sorted(c for c in directory.iterdir() if (c / marker).is_file())
         else:
             candidates = []
         for path in candidates:
             name, n = path.name, 1
-            while name in runs or name == "compare":
+            while name in runs or name in reserved:
                 n += 1
                 name = f"{path.name}-{n}"
             runs[name] = path
@@ -136,7 +148,7 @@ def load_run(name: str, path: Path) -> RunView:
     tallies = tally_tasks(single)
     k = default_k(tallies)
     trials = 1 + max((r.trial for r in single), default=-1)
-    config = _config(path)
+    config = read_run_config(path)
     return RunView(
         name=name,
         path=path,
@@ -152,8 +164,12 @@ def load_run(name: str, path: Path) -> RunView:
     )
 
 
-def _config(path: Path) -> dict[str, Any]:
-    """The campaign config of `run.json` (`groundstate eval` nests it under `config`), with its start time."""
+def read_run_config(path: Path) -> dict[str, Any]:
+    """The config in a run's `run.json` (`eval` and `train` nest it under `config`), and its start time.
+
+    Empty when there is no readable `run.json`: the figures come from the run's own lines, the config only
+    labels them.
+    """
     try:
         data = json.loads((path / RUN_CONFIG).read_text(encoding="utf-8"))
     except (OSError, ValueError):
@@ -163,8 +179,11 @@ def _config(path: Path) -> dict[str, Any]:
     config = data.get("config")
     if not isinstance(config, dict):
         return data
-    invocations = data.get("invocations")
-    extra = {"created_at": data.get("created_at"), "invocations": len(invocations or [])}
+    invocations = data.get("invocations")  # eval's record of each command that appended to the run
+    extra = {
+        "created_at": data.get("created_at"),
+        "invocations": len(invocations) if isinstance(invocations, list) else None,
+    }
     return config | {k: v for k, v in extra.items() if v is not None}
 
 

@@ -7,7 +7,7 @@ from html import unescape
 from fastapi.routing import APIRoute
 from fastapi.testclient import TestClient
 
-from env_server.ui import auth, campaigns, episodes, home, tasks
+from env_server.ui import auth, campaigns, curricula, episodes, home, tasks
 from tests.factories import call, start_episode
 
 
@@ -180,10 +180,13 @@ def test_pages_only_read_and_forbid_scripts(client: TestClient) -> None:
     eid = start_episode(client)
     urls = ["/ui", "/ui/tasks", "/ui/tasks/toybank-transfer-001", "/ui/episodes", f"/ui/episodes/{eid}"]
     urls += ["/ui/campaigns", "/ui/campaigns/compare", "/ui/campaigns/some-run"]
+    urls += ["/ui/curricula", "/ui/curricula/some-run"]
     for url in urls:
         for method in ("POST", "PUT", "PATCH", "DELETE"):
             assert client.request(method, url).status_code == 405, (method, url)
-    routes = [r for module in (home, tasks, episodes, campaigns, auth) for r in module.router.routes]
+    routes = [
+        r for module in (home, tasks, episodes, campaigns, curricula, auth) for r in module.router.routes
+    ]
     writes = {
         (r.path, m) for r in routes if isinstance(r, APIRoute) for m in r.methods if m not in ("GET", "HEAD")
     }
