@@ -130,6 +130,12 @@ class Curriculum:
         self.state.pending_minted += len(new) if minted else 0
         return new
 
+    def retire(self, task_ids: Iterable[str]) -> None:
+        """Stop drawing these tasks (e.g. minted ones the server no longer serves); their history stays."""
+        for task_id in task_ids:
+            evidence = self.state.tasks[task_id]
+            evidence.retired = self.state.step if evidence.retired is None else evidence.retired
+
     def informative(self, task_id: str) -> float:
         """The chance that a group of this task has both outcomes, under its posterior."""
         evidence = self.state.tasks[task_id]
@@ -222,11 +228,39 @@ class Curriculum:
 
     def families(self) -> dict[str, float]:
         """Mean posterior success per generator family, over its tasks' pooled discounted counts."""
-        counts: dict[str, list[float]] = {}
+        return {f: round((s + 0.5) / (s + f_ + 1.0), 4) for f, (s, f_) in self._family_counts().items()}
+
+    def _family_counts(self) -> dict[str, tuple[float, float]]:
+        """Discounted (successes, failures) per generator family, pooled over its tasks (retired included)."""
+        counts: dict[str, tuple[float, float]] = {}
         for task_id, evidence in self.state.tasks.items():
             family = family_of(task_id)
             if family is not None:
-                pooled = counts.setdefault(family, [0.0, 0.0])
-                pooled[0] += evidence.successes
-                pooled[1] += evidence.failures
-        return {f: round((s + 0.5) / (s + f_ + 1.0), 4) for f, (s, f_) in sorted(counts.items())}
+                s, f = counts.get(family, (0.0, 0.0))
+                counts[family] = (s + evidence.successes, f + evidence.failures)
+        return dict(sorted(counts.items()))
+
+    def families_in_band(self, families: Iterable[str]) -> list[str]:
+        """Of `families` (`domain/family`), those whose pooled posterior sits in the band, best first.
+
+        A family none of whose tasks has been played has the prior's chance of a mixed group, which is in
+        the band for any G >= 2 at the default threshold: an untried family is worth minting from. One whose
+        tasks the policy has mastered (or never solves) has left the band, and minting from it would only
+        add zero-variance groups.
+        """
+        counts = self._family_counts()
+        chances = {
+            family: mixed_chance(s + 0.5, f + 0.5, self.settings.group)
+            for family in dict.fromkeys(families)
+            for s, f in [counts.get(family, (0.0, 0.0))]
+        }
+        ranked = sorted(chances, key=lambda family: (-chances[family], family))
+        return [family for family in ranked if chances[family] >= self.settings.min_informative]
+
+    def shortfall(self, slots: int) -> int:
+        """How many tasks the band lacks to hold a step's `slots`: the band runs thin below that.
+
+        A step draws most slots from the band and refills uninformative groups from the rest of it; with
+        fewer band tasks than slots, draws repeat the stale end of the pool and refills run dry.
+        """
+        return max(0, slots - len(self.band()))

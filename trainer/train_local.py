@@ -47,13 +47,15 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from shared.client import DEFAULT_SERVER_URL, AsyncGroundstateClient
+from shared.models import MAX_MINT
 from shared.strict_model import StrictModel
 from trainer.credit import MAX_CREDIT_WEIGHT, shaped_reward
 from trainer.curriculum import CURRICULUM_FILE, CURRICULUM_LOG, Curriculum, CurriculumSettings
 from trainer.groups import GroupSettings, StepGroups, collect_groups
+from trainer.minting import Minter
 from trainer.policies.local import (
     LocalModel,
     LocalOptions,
@@ -125,12 +127,21 @@ class LocalTrainConfig(EpisodeLimits, RetrySettings):
     curriculum: Literal["static", "adaptive"] = "static"
     """`static`: TRL draws the pool's tasks in shuffled order; `adaptive`: `trainer.curriculum` draws each
     step from tasks the current policy is likely to split on (a model's `curriculum.json` resumes it)."""
+    mint_per_step: int = Field(default=0, ge=0, le=MAX_MINT)
+    """With the adaptive curriculum: when its band holds fewer tasks than a step has slots, ask the server
+    for up to this many fresh validated tasks from the families in the band before the step (0: never)."""
     seed: int = 0
     """Seeds torch's sampling, TRL's task order and the replacement draws."""
     threads: int | None = Field(default=None, ge=1)
     """torch CPU threads; torch's default if null."""
     tool_format: ToolFormatName = "auto"
     """How the model writes tool calls; `auto` reads its chat template (docs/training/chat-formats.md)."""
+
+    @model_validator(mode="after")
+    def _minting_needs_the_curriculum(self) -> LocalTrainConfig:
+        if self.mint_per_step and self.curriculum != "adaptive":
+            raise ValueError("mint_per_step: minting feeds the adaptive curriculum (--curriculum adaptive)")
+        return self
 
     def group_settings(self) -> GroupSettings:
         """The group collection settings of this run."""
@@ -287,9 +298,10 @@ class _Rollouts:
         pool: list[str],
         api_key: str | None,
         curriculum: Curriculum | None = None,
+        minter: Minter | None = None,
     ) -> None:
         self.config, self.loaded, self.pool, self.api_key = config, loaded, pool, api_key
-        self.curriculum = curriculum
+        self.curriculum, self.minter = curriculum, minter
         self.policy = LocalPolicy(
             config.model,
             LocalOptions(
@@ -311,6 +323,8 @@ class _Rollouts:
         slots = [str(p) for p in prompts[::episodes]]
         refills = self.pool
         if self.curriculum is not None:
+            if self.minter is not None:
+                asyncio.run(self._top_up(self.curriculum, self.minter, len(slots)))
             slots = self.curriculum.draw(len(slots))
             refills = self.curriculum.refills(slots)
         model = self.loaded.model
@@ -334,16 +348,20 @@ class _Rollouts:
             handle.write(record.model_dump_json() + "\n")
         curriculum.save(self.config.out / CURRICULUM_FILE)
 
+    def _client(self) -> AsyncGroundstateClient:
+        connections = max(8, 2 * self.config.concurrency)
+        return AsyncGroundstateClient(self.config.server, api_key=self.api_key, max_connections=connections)
+
     async def _collect(self, slots: list[str], refills: list[str]) -> StepGroups:
-        client = AsyncGroundstateClient(
-            self.config.server, api_key=self.api_key, max_connections=max(8, 2 * self.config.concurrency)
-        )
-        try:
+        async with self._client() as client:
             return await collect_groups(
                 client, self.policy, slots, refills, self.config.group_settings(), self.rng
             )
-        finally:
-            await client.aclose()
+
+    async def _top_up(self, curriculum: Curriculum, minter: Minter, slots: int) -> None:
+        """Mint fresh tasks into a thin band before the step (reported in the step's curriculum record)."""
+        async with self._client() as client:
+            await minter.top_up(curriculum, slots, client)
 
 
 def _step_log(
@@ -396,28 +414,45 @@ def _pool_tasks(config: LocalTrainConfig) -> list[str]:
     return tasks
 
 
-def _curriculum(config: LocalTrainConfig, tasks: list[str]) -> Curriculum | None:
-    """The adaptive curriculum: the starting checkpoint's, continued, or a fresh one over the pool."""
+def _curriculum(config: LocalTrainConfig, tasks: list[str], served: dict[str, str]) -> Curriculum | None:
+    """The adaptive curriculum: the starting checkpoint's, continued, or a fresh one over the pool.
+
+    A resumed curriculum may hold minted tasks a server with another store no longer serves: they are
+    retired (with their history kept) rather than drawn into episodes that cannot start.
+    """
     if config.curriculum == "static":
         return None
     saved = Path(config.model) / CURRICULUM_FILE
     if saved.is_file():
         curriculum = Curriculum.load(saved)
         curriculum.add(tasks)
+        curriculum.retire([t for t in curriculum.active() if t not in served])
         return curriculum
     settings = CurriculumSettings(group=config.episodes_per_task, seed=config.seed)
     return Curriculum.start(tasks, settings)
 
 
-async def _check_server(config: LocalTrainConfig, tasks: list[str], api_key: str | None) -> None:
-    client = AsyncGroundstateClient(config.server, api_key=api_key)
-    try:
-        served = {t.id for t in await client.tasks(split="train")}
-    finally:
-        await client.aclose()
+async def _check_server(config: LocalTrainConfig, tasks: list[str], api_key: str | None) -> dict[str, str]:
+    """The server's train tasks, with their domains; a pool task it lacks stops the run."""
+    async with AsyncGroundstateClient(config.server, api_key=api_key) as client:
+        served = {t.id: t.domain for t in await client.tasks(split="train")}
     missing = [t for t in tasks if t not in served]
     if missing:
         raise TrainError(f"the server at {config.server} has no train task {', '.join(missing[:5])}")
+    return served
+
+
+async def _minter(config: LocalTrainConfig, domains: list[str], api_key: str | None) -> Minter | None:
+    """The minter of a run that asked for one, over every family the server offers for the pool's domains."""
+    if not config.mint_per_step:
+        return None
+    async with AsyncGroundstateClient(config.server, api_key=api_key) as client:
+        details = [await client.domain(domain) for domain in domains]
+    families = [f"{d.name}/{family}" for d in details for family in d.families]
+    if not families:
+        pool_domains = ", ".join(domains)
+        raise TrainError(f"--mint-per-step: no domain of the pool ({pool_domains}) has a scenario family")
+    return Minter(per_step=config.mint_per_step, families=families, seed=config.seed)
 
 
 def train_local(
@@ -449,7 +484,8 @@ def train_local(
             f"--micro-batch {config.micro_batch} must divide tasks-per-step x episodes-per-task = {rows}"
         )
     tasks = _pool_tasks(config)
-    asyncio.run(_check_server(config, tasks, api_key))
+    served = asyncio.run(_check_server(config, tasks, api_key))
+    minter = asyncio.run(_minter(config, sorted({served[t] for t in tasks}), api_key))
 
     os.environ.setdefault("TRL_EXPERIMENTAL_SILENCE", "1")
     import torch
@@ -466,8 +502,8 @@ def train_local(
     if tokenizer.pad_token_id is None:
         tokenizer.pad_token = tokenizer.eos_token
     name = config.model if config.model == "smollm2" else Path(config.model).name
-    curriculum = _curriculum(config, tasks)
-    rollouts = _Rollouts(config, wrap_model(model, tokenizer, name), tasks, api_key, curriculum)
+    curriculum = _curriculum(config, tasks, served)
+    rollouts = _Rollouts(config, wrap_model(model, tokenizer, name), tasks, api_key, curriculum, minter)
     out = config.out
     out.mkdir(parents=True, exist_ok=True)
     if curriculum is not None:

@@ -66,6 +66,15 @@ def local_command(
             "current success (trainer.curriculum; resumed from the --model checkpoint's curriculum.json).",
         ),
     ] = "static",
+    mint_per_step: Annotated[
+        int,
+        typer.Option(
+            "--mint-per-step",
+            min=0,
+            help="With --curriculum adaptive: when the band holds fewer tasks than a step's slots, have the "
+            "server mint up to N fresh validated tasks from the families in the band (0: never).",
+        ),
+    ] = 0,
     seed: Annotated[int, typer.Option("--seed", help="Seed of sampling, task order, replacements.")] = 0,
     threads: ThreadsOpt = None,
     tool_format: ToolFormatOpt = "auto",
@@ -95,6 +104,7 @@ def local_command(
                 save_every=save_every,
                 credit_weight=credit_weight,
                 curriculum=curriculum,
+                mint_per_step=mint_per_step,
                 seed=seed,
                 threads=threads,
                 tool_format=tool_format,

@@ -7,6 +7,7 @@ SmolLM2-135M-Instruct solves some tasks before training and `benchmarks/learning
 
 from env_server.domain import Domain, collect_tools
 from env_server.domains.starter import tools
+from env_server.domains.starter.families import FAMILIES
 from env_server.domains.starter.models import NOW, Base
 from env_server.domains.starter.seed import seed
 from shared.tasks import GoldAction
@@ -21,6 +22,7 @@ domain = Domain.from_package(
     tools=collect_tools(tools),
     seed_value=20261102,
     canary_action=GoldAction(name="renew_loan", arguments={"loan_id": "L-1998"}),
+    families=FAMILIES,
 )
 
 __all__ = ["domain"]
