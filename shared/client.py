@@ -162,7 +162,9 @@ def _parse(call: _Call, response: httpx.Response) -> Any:
         except ValueError:
             raise ApiError(response.status_code, "http-error", response.text[:500]) from None
         raise ApiError(response.status_code, err.code, err.message, err.field)
-    return None if call.parse is None else call.parse.validate_python(response.json())
+    # fields this client does not know are a newer server's additions: ignored, so an older trainer keeps
+    # working against an upgraded server (requests stay strict on the server's side)
+    return None if call.parse is None else call.parse.validate_python(response.json(), extra="ignore")
 
 
 def _headers(api_key: str | None) -> dict[str, str]:

@@ -154,3 +154,19 @@ def test_async_client_failures_over_aiohttp_are_retriable_transport_errors() -> 
     refused, timed_out = asyncio.run(run())
     assert refused.retriable and timed_out.retriable
     assert "Timeout" in str(timed_out)
+
+
+def test_an_older_client_reads_a_newer_servers_answers_ignoring_fields_it_does_not_know() -> None:
+    """A trainer keeps working when the server it talks to gained response fields (nested ones too)."""
+    started = {
+        "episode_id": "ep1", "task_id": "t", "domain": "d", "system_prompt": "p", "tools": [],
+        "tool_kinds": {}, "first_message": "hi", "user": "scripted", "a_field_from_the_future": {"x": 1},
+    }  # fmt: skip
+    reply = {"content": "ok", "done": False, "future": [1, 2]}
+
+    def server(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(200, json=started if request.url.path == "/v1/episodes" else reply)
+
+    with GroundstateClient("http://t", transport=httpx.MockTransport(server)) as c:
+        assert c.start_episode("t").episode_id == "ep1"
+        assert c.send_message("ep1", "hello").content == "ok"
