@@ -1,13 +1,14 @@
-"""The `groundstate:` section of a Verl training config: where the server is and how an episode runs.
+"""The `groundstate:` section of a Verl training config: the server, the episodes, the curriculum.
 
 Pure pydantic (no verl, no torch), so `groundstate train verl --dry-run` checks it on a bare box and the agent
-loop reads the same model inside each Ray worker.
+loop reads the same model inside each Ray worker (the loop ignores the curriculum fields: the trainer process
+reads them, `trainer.verl.main`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import Field, ValidationError
 
@@ -15,12 +16,19 @@ from shared.client import DEFAULT_SERVER_URL
 from trainer.policies.tool_formats import ToolFormatName
 from trainer.retry import EpisodeLimits, LegacyNames, RetrySettings
 
-__all__ = ["AGENT_NAME", "SETTINGS_KEY", "EpisodeSettings", "SettingsError"]
+if TYPE_CHECKING:  # scipy is imported with the curriculum, not when the CLI starts
+    from trainer.curriculum import CurriculumSettings
+
+__all__ = ["AGENT_NAME", "SETTINGS_KEY", "CurriculumMode", "EpisodeSettings", "SettingsError"]
 
 AGENT_NAME = "groundstate"
 """The agent loop's registered name: the `agent_name` of every dataset row."""
 SETTINGS_KEY = "groundstate"
 """The top-level key of the Verl config that holds `EpisodeSettings`."""
+
+
+CurriculumMode = Literal["static", "adaptive"]
+"""`static`: Verl's own sampler draws the dataset's rows; `adaptive`: `trainer.curriculum` draws each step."""
 
 
 class SettingsError(ValueError):
@@ -50,6 +58,34 @@ class EpisodeSettings(EpisodeLimits, RetrySettings, LegacyNames):
     """How the model writes tool calls; `auto` reads its chat template (docs/training/chat-formats.md)."""
     summary_every_s: float = Field(default=60.0, ge=0)
     """Each agent-loop worker prints a summary line of its episodes at most this often (0: never)."""
+    curriculum: CurriculumMode = "static"
+    """Which sampler draws each step's tasks: Verl's (`static`) or `trainer.curriculum` (`adaptive`, run by
+    `python -m trainer.verl.main`; docs/training/curriculum.md)."""
+    curriculum_options: dict[str, float | int] = Field(default_factory=dict)
+    """Overrides of the adaptive curriculum's settings (`decay`, `explore`, `min_informative`, `retire_at`,
+    `retire_confidence`, `seed`); the group size is always `actor_rollout_ref.rollout.n`."""
+
+    def curriculum_settings(self, group: int, seed: int = 0) -> CurriculumSettings:
+        """The adaptive curriculum's settings for groups of `group` episodes (seed: `seed` unless set).
+
+        Raises:
+            SettingsError: An option is unknown or out of range, or sets the group size.
+        """
+        from trainer.curriculum import CurriculumSettings
+
+        if "group" in self.curriculum_options:
+            raise SettingsError(
+                f"{SETTINGS_KEY}.curriculum_options.group: the group size is actor_rollout_ref.rollout.n"
+            )
+        try:
+            values = {"seed": seed, **self.curriculum_options, "group": group}
+            return CurriculumSettings.model_validate(values)
+        except ValidationError as exc:
+            problems = "; ".join(
+                f"{SETTINGS_KEY}.curriculum_options.{'.'.join(str(p) for p in e['loc'])}: {e['msg']}"
+                for e in exc.errors()
+            )
+            raise SettingsError(f"invalid curriculum: {problems}") from None
 
     @classmethod
     def parse(cls, values: Mapping[str, Any] | None) -> EpisodeSettings:
