@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import subprocess
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, cast, get_args
 
 import httpx
 import typer
@@ -19,6 +19,7 @@ from shared.errors import ClientError
 from trainer.cli_options import ServerOpt
 from trainer.verl.dataset import DatasetError, read_pool, server_test_ids, write_dataset
 from trainer.verl.launch import RECIPES, LaunchError, compose, plan, validate
+from trainer.verl.settings import CurriculumMode
 
 __all__ = ["dataset_command", "verl_command"]
 
@@ -68,29 +69,42 @@ def verl_command(
             "--dry-run", help="Print the command, compose and validate the config with Verl; run nothing."
         ),
     ] = False,
+    curriculum: Annotated[
+        str | None,
+        typer.Option(
+            "--curriculum",
+            help="static: Verl's sampler draws the dataset's tasks; adaptive: trainer.curriculum draws each "
+            "step (runs trainer.verl.main). Default: the recipe's groundstate.curriculum (static).",
+        ),
+    ] = None,
 ) -> None:
     """Train with Verl (`verl.trainer.main_ppo`) on groundstate episodes, our agent loop registered."""
     try:
-        launch = plan(config, server, overrides)
+        if curriculum not in (None, *get_args(CurriculumMode)):
+            raise LaunchError(f"--curriculum: static or adaptive, got {curriculum!r}")
+        launch = plan(config, server, overrides, curriculum=cast("CurriculumMode | None", curriculum))
     except LaunchError as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from exc
     console = Console(soft_wrap=True)
-    console.print(launch.shell(), markup=False, highlight=False)
     try:
         composed = compose(launch)
         validation = validate(composed)
     except LaunchError as exc:
+        console.print(launch.shell(), markup=False, highlight=False)
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(1) from exc
     settings = validation.settings
+    launch = launch.for_curriculum(settings.curriculum)  # the composed config decides what runs
+    console.print(launch.shell(), markup=False, highlight=False)
     actor, rollout = composed.actor_rollout_ref.actor, composed.actor_rollout_ref.rollout
     console.print(
         f"config valid: {composed.actor_rollout_ref.model.path}, {composed.algorithm.adv_estimator} with "
         f"{rollout.n} episodes x {composed.data.train_batch_size} tasks per step, "
         f"{composed.trainer.total_training_steps} steps, lr {actor.optim.lr}, "
         f"filter_groups {'on' if composed.algorithm.filter_groups.enable else 'off'}; "
-        f"episodes on {settings.server_url} (max {settings.max_turns} turns, {settings.retries} retries)",
+        f"episodes on {settings.server_url} (max {settings.max_turns} turns, {settings.retries} retries); "
+        f"curriculum {settings.curriculum}",
         markup=False,
         highlight=False,
     )

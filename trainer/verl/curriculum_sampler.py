@@ -47,7 +47,7 @@ from trainer.curriculum import (
 if TYPE_CHECKING:
     from verl.protocol import DataProto
 
-__all__ = ["CURRICULUM_LOG", "CurriculumSampler", "dataset_task_ids", "group_outcomes"]
+__all__ = ["CURRICULUM_LOG", "CurriculumSampler", "dataset_task_ids", "group_outcomes", "row_task_ids"]
 
 CURRICULUM_LOG = "curriculum.jsonl"
 """One `StepRecord` per step, in the run directory (`trainer.default_local_dir`)."""
@@ -70,6 +70,15 @@ def dataset_task_ids(data_source: Sized) -> list[str]:
         infos: list[Any] = list(frame["extra_info"])
     else:
         infos = [data_source[i]["extra_info"] for i in range(len(data_source))]  # type: ignore[index]
+    return row_task_ids(infos)
+
+
+def row_task_ids(infos: Sequence[Any]) -> list[str]:
+    """The task ids of dataset rows given their `extra_info` values (see `dataset_task_ids`).
+
+    Raises:
+        CurriculumError: A row has no task id, or is not of the train split.
+    """
     ids: list[str] = []
     leaked: list[str] = []
     for row, info in enumerate(infos):

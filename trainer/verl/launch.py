@@ -3,29 +3,40 @@
 The recipes (`configs/*.yaml`) extend Verl's own `ppo_trainer` config (found through Hydra's search path
 `pkg://verl.trainer.config`), so `--dry-run` composes exactly what `main_ppo` composes and runs Verl's own
 checks on it (`validate_config` and the typed config dataclasses), then ours: the `groundstate:` section, the
-agent-loop registry, the filter_groups metric and the failed-group policy (see `trainer.verl.agent_loop`).
+agent-loop registry, the filter_groups metric and the failed-group policy (see `trainer.verl.agent_loop`),
+and for `groundstate.curriculum: adaptive` what the curriculum needs (`adaptive_settings`, the data rows).
 Verl is imported only by `compose` and `validate`.
+
+Which module runs is decided by the composed config, not by a flag: `static` runs Verl's own
+`verl.trainer.main_ppo`, `adaptive` runs `trainer.verl.main` (Verl's entry with our TaskRunner). A recipe
+that says `adaptive` therefore never reaches a `main_ppo` that would ignore it (`Launch.for_curriculum`).
 """
 
 from __future__ import annotations
 
 import shlex
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from trainer.verl.settings import AGENT_NAME, SETTINGS_KEY, EpisodeSettings, SettingsError
+from trainer.verl.settings import AGENT_NAME, SETTINGS_KEY, CurriculumMode, EpisodeSettings, SettingsError
+
+if TYPE_CHECKING:
+    from trainer.curriculum import CurriculumSettings
 
 __all__ = [
     "AGENT_LOOPS",
     "CONFIG_DIR",
+    "ENTRIES",
     "RECIPES",
     "Launch",
     "LaunchError",
     "Validation",
+    "adaptive_settings",
     "compose",
     "plan",
+    "section_settings",
     "validate",
 ]
 
@@ -35,6 +46,8 @@ AGENT_LOOPS = CONFIG_DIR / "agent_loops.yaml"
 """The agent-loop registry handed to Verl (`actor_rollout_ref.rollout.agent.agent_loop_config_path`)."""
 RECIPES = {"grpo": "groundstate_grpo", "grpo_lora": "groundstate_grpo_lora"}
 """Shipped recipes by short name."""
+ENTRIES: dict[str, str] = {"static": "verl.trainer.main_ppo", "adaptive": "trainer.verl.main"}
+"""The module run for each `groundstate.curriculum`."""
 
 
 class LaunchError(ValueError):
@@ -48,13 +61,19 @@ class Launch:
     config_dir: Path
     config_name: str
     overrides: list[str] = field(default_factory=list)
+    module: str = ENTRIES["static"]
+    """`verl.trainer.main_ppo`, or `trainer.verl.main` for the adaptive curriculum."""
+
+    def for_curriculum(self, curriculum: CurriculumMode) -> Launch:
+        """This launch running the entry of the composed config's curriculum."""
+        return replace(self, module=ENTRIES[curriculum])
 
     def command(self) -> list[str]:
         """The exact command line."""
         return [
             sys.executable,
             "-m",
-            "verl.trainer.main_ppo",
+            self.module,
             "--config-path",
             str(self.config_dir),
             "--config-name",
@@ -67,13 +86,21 @@ class Launch:
         return shlex.join(self.command())
 
 
-def plan(config: str, server_url: str, overrides: list[str] | None = None) -> Launch:
+def plan(
+    config: str,
+    server_url: str,
+    overrides: list[str] | None = None,
+    *,
+    curriculum: CurriculumMode | None = None,
+) -> Launch:
     """The launch of a recipe against a server.
 
     Args:
         config: A shipped recipe (`grpo`, `grpo_lora`) or the path of a YAML recipe of one's own.
         server_url: The groundstate server the episodes run on.
         overrides: Hydra overrides, applied after ours (so they win).
+        curriculum: Sets `groundstate.curriculum` (None: the recipe's); `adaptive` also sets
+            `data.dataloader_num_workers=0`, which it needs. The module run follows the composed config.
 
     Raises:
         LaunchError: No such recipe.
@@ -91,7 +118,16 @@ def plan(config: str, server_url: str, overrides: list[str] | None = None) -> La
         f"{SETTINGS_KEY}.server_url={server_url}",
         f"actor_rollout_ref.rollout.agent.agent_loop_config_path={AGENT_LOOPS}",
     ]
-    return Launch(config_dir=config_dir, config_name=name, overrides=[*ours, *(overrides or [])])
+    if curriculum is not None:
+        ours.append(f"{SETTINGS_KEY}.curriculum={curriculum}")
+    if curriculum == "adaptive":
+        ours.append("data.dataloader_num_workers=0")
+    return Launch(
+        config_dir=config_dir,
+        config_name=name,
+        overrides=[*ours, *(overrides or [])],
+        module=ENTRIES[curriculum or "static"],
+    )
 
 
 def compose(launch: Launch) -> Any:
@@ -127,7 +163,6 @@ def validate(config: Any) -> Validation:
         LaunchError: Verl or our checks refuse the config.
     """
     from hydra.errors import HydraException
-    from omegaconf import OmegaConf
     from verl.trainer.ppo.utils import need_critic, need_reference_policy
     from verl.utils.config import omega_conf_to_dataclass, validate_config
 
@@ -143,14 +178,76 @@ def validate(config: Any) -> Validation:
     except (AssertionError, ValueError, TypeError, KeyError, AttributeError, HydraException) as exc:
         raise LaunchError(f"Verl refuses the config: {exc}") from exc
     try:
-        section = OmegaConf.to_container(config.get(SETTINGS_KEY) or {}, resolve=True)
-        settings = EpisodeSettings.parse(section if isinstance(section, dict) else {})
+        settings = section_settings(config)
     except SettingsError as exc:
         raise LaunchError(str(exc)) from exc
     _check_agent_loops(config)
     _check_failure_policy(config)
     _check_files(config)
+    if settings.curriculum == "adaptive":
+        adaptive_settings(config, settings)
+        _check_rows(config)
     return Validation(settings=settings, notes=notes)
+
+
+def adaptive_settings(config: Any, settings: EpisodeSettings) -> CurriculumSettings:
+    """The adaptive curriculum's settings, once the config can run it (`trainer.verl.main` asks too).
+
+    The curriculum draws each step after the previous one is scored, so it needs Verl's synchronous V1
+    trainer and its replay buffer (async modes prefetch prompts across steps; a custom sampler replaces the
+    buffer whose evictions it reads), a dataloader without worker processes (they prefetch indices), and
+    groups of at least two episodes.
+
+    Raises:
+        LaunchError: One of those does not hold, or `groundstate.curriculum_options` is invalid.
+    """
+    trainer, data = config.trainer, config.data
+    v1 = trainer.get("v1") or {}
+    problems = []
+    if not trainer.get("use_v1", False) or v1.get("trainer_mode") != "sync":
+        problems.append("trainer.use_v1=true and trainer.v1.trainer_mode=sync")
+    custom = (v1.get("sampler") or {}).get("custom_sampler") or {}
+    if custom.get("path") or custom.get("name"):
+        problems.append("no trainer.v1.sampler.custom_sampler")
+    if data.get("dataloader_num_workers", 8) != 0:
+        problems.append("data.dataloader_num_workers=0")
+    group = int(config.actor_rollout_ref.rollout.n)
+    if group < 2:
+        problems.append("actor_rollout_ref.rollout.n of at least 2")
+    if problems:
+        raise LaunchError(f"{SETTINGS_KEY}.curriculum=adaptive needs {', '.join(problems)}")
+    seed = data.get("seed")
+    try:
+        return settings.curriculum_settings(group=group, seed=int(seed) if seed is not None else 0)
+    except SettingsError as exc:
+        raise LaunchError(str(exc)) from exc
+
+
+def _check_rows(config: Any) -> None:
+    """Every row of the train files is a train task with an id (what `CurriculumSampler` will check)."""
+    import pyarrow.parquet as pq
+
+    from trainer.verl.curriculum_sampler import row_task_ids
+
+    files = config.data.get("train_files")
+    for name in [files] if isinstance(files, str) else list(files or []):
+        try:
+            infos = pq.read_table(str(name), columns=["extra_info"]).column("extra_info").to_pylist()
+            row_task_ids(infos)
+        except (OSError, KeyError, ValueError) as exc:
+            raise LaunchError(f"data.train_files: {name} cannot feed the adaptive curriculum: {exc}") from exc
+
+
+def section_settings(config: Any) -> EpisodeSettings:
+    """The config's `groundstate:` section, validated.
+
+    Raises:
+        SettingsError: A field is unknown or invalid.
+    """
+    from omegaconf import OmegaConf
+
+    section = OmegaConf.to_container(config.get(SETTINGS_KEY) or {}, resolve=True)
+    return EpisodeSettings.parse({str(k): v for k, v in section.items()} if isinstance(section, dict) else {})
 
 
 def _without_vllm(config: Any) -> tuple[Any, list[str]]:
