@@ -18,7 +18,7 @@ from rich.table import Table
 from shared.errors import ClientError
 from trainer.cli_options import ServerOpt
 from trainer.verl.dataset import DatasetError, read_pool, server_test_ids, write_dataset
-from trainer.verl.launch import RECIPES, LaunchError, compose, plan, validate
+from trainer.verl.launch import RECIPES, LaunchError, compose, curriculum_of, plan, validate
 from trainer.verl.settings import CurriculumMode
 
 __all__ = ["dataset_command", "verl_command"]
@@ -89,14 +89,18 @@ def verl_command(
     console = Console(soft_wrap=True)
     try:
         composed = compose(launch)
-        validation = validate(composed)
     except LaunchError as exc:
         console.print(launch.shell(), markup=False, highlight=False)
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(1) from exc
-    settings = validation.settings
-    launch = launch.for_curriculum(settings.curriculum)  # the composed config decides what runs
+    launch = launch.for_curriculum(curriculum_of(composed))  # the composed config decides what runs
     console.print(launch.shell(), markup=False, highlight=False)
+    try:
+        validation = validate(composed)
+    except LaunchError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(1) from exc
+    settings = validation.settings
     actor, rollout = composed.actor_rollout_ref.actor, composed.actor_rollout_ref.rollout
     console.print(
         f"config valid: {composed.actor_rollout_ref.model.path}, {composed.algorithm.adv_estimator} with "

@@ -245,6 +245,7 @@ class CurriculumSampler(Sampler[int]):
         record = self.curriculum.update(outcomes)
         self.handed = 0
         if self.out_dir is not None:
+            self.out_dir.mkdir(parents=True, exist_ok=True)
             log = self.out_dir / CURRICULUM_LOG
             if not self._log_checked:
                 _truncate_log(log, before)

@@ -35,6 +35,7 @@ __all__ = [
     "Validation",
     "adaptive_settings",
     "compose",
+    "curriculum_of",
     "plan",
     "section_settings",
     "validate",
@@ -236,6 +237,12 @@ def _check_rows(config: Any) -> None:
             row_task_ids(infos)
         except (OSError, KeyError, ValueError) as exc:
             raise LaunchError(f"data.train_files: {name} cannot feed the adaptive curriculum: {exc}") from exc
+
+
+def curriculum_of(config: Any) -> CurriculumMode:
+    """The composed config's `groundstate.curriculum`: `static` unless it says `adaptive`."""
+    section = config.get(SETTINGS_KEY) or {}
+    return "adaptive" if section.get("curriculum") == "adaptive" else "static"
 
 
 def section_settings(config: Any) -> EpisodeSettings:
