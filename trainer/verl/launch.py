@@ -231,12 +231,19 @@ def _check_rows(config: Any) -> None:
     from trainer.verl.curriculum_sampler import row_task_ids
 
     files = config.data.get("train_files")
+    rows = 0
     for name in [files] if isinstance(files, str) else list(files or []):
         try:
             infos = pq.read_table(str(name), columns=["extra_info"]).column("extra_info").to_pylist()
-            row_task_ids(infos)
+            rows += len(row_task_ids(infos))
         except (OSError, KeyError, ValueError) as exc:
             raise LaunchError(f"data.train_files: {name} cannot feed the adaptive curriculum: {exc}") from exc
+    slots = int(config.data.train_batch_size)
+    if rows < slots:  # Verl counts epochs as rows // train_batch_size and divides by it
+        raise LaunchError(
+            f"data.train_files: {rows} rows, fewer than data.train_batch_size={slots} (Verl divides by "
+            "rows // train_batch_size)"
+        )
 
 
 def curriculum_of(config: Any) -> CurriculumMode:

@@ -57,6 +57,12 @@ def train_file(tmp_path: Path) -> Path:
     return write_dataset(pool_of(TASKS), tmp_path / "train.parquet")
 
 
+@pytest.fixture
+def recipe_file(tmp_path: Path) -> Path:
+    """As many tasks as the published recipe's 18 slots."""
+    return write_dataset(pool_of([f"toybank-task-{i:03d}" for i in range(18)]), tmp_path / "recipe.parquet")
+
+
 def adaptive_config(data: Path, run: Path, *overrides: str) -> Any:
     return verl_config(
         SERVER,
@@ -316,24 +322,24 @@ def dry_run(*args: str) -> tuple[int, str]:
     return result.exit_code, result.output
 
 
-def test_dry_run_of_the_adaptive_recipe_runs_our_entry(train_file: Path) -> None:
+def test_dry_run_of_the_adaptive_recipe_runs_our_entry(recipe_file: Path) -> None:
     from trainer.verl.launch import compose, plan
 
-    code, output = dry_run("--curriculum", "adaptive", f"data.train_files={train_file}")
+    code, output = dry_run("--curriculum", "adaptive", f"data.train_files={recipe_file}")
     assert code == 0, output
     command = output.splitlines()[0]
     assert "-m trainer.verl.main --config-path" in command
     assert "groundstate.curriculum=adaptive data.dataloader_num_workers=0" in command
     assert "curriculum adaptive" in output
-    config = compose(plan("grpo", SERVER, [f"data.train_files={train_file}"], curriculum="adaptive"))
+    config = compose(plan("grpo", SERVER, [f"data.train_files={recipe_file}"], curriculum="adaptive"))
     assert config.groundstate.curriculum == "adaptive" and config.data.dataloader_num_workers == 0
     # the config decides, not the flag: a recipe saying adaptive never reaches Verl's main_ppo
     code, output = dry_run(
-        f"data.train_files={train_file}", "groundstate.curriculum=adaptive", "data.dataloader_num_workers=0"
+        f"data.train_files={recipe_file}", "groundstate.curriculum=adaptive", "data.dataloader_num_workers=0"
     )
     assert code == 0, output
     assert "-m trainer.verl.main " in output.splitlines()[0]
-    code, output = dry_run(f"data.train_files={train_file}")
+    code, output = dry_run(f"data.train_files={recipe_file}")
     assert code == 0 and "-m verl.trainer.main_ppo " in output.splitlines()[0]
     assert "curriculum static" in output
 
@@ -346,12 +352,13 @@ def test_dry_run_of_the_adaptive_recipe_runs_our_entry(train_file: Path) -> None
         ("+groundstate.curriculum_options.decay=2", "groundstate.curriculum_options.decay"),
         ("+groundstate.curriculum_options.group=3", "the group size is actor_rollout_ref.rollout.n"),
         ("groundstate.curriculum=sometimes", "groundstate.curriculum"),
+        ("data.train_batch_size=24", "18 rows, fewer than data.train_batch_size=24"),
     ],
 )
 def test_dry_run_refuses_what_the_curriculum_cannot_run(
-    train_file: Path, override: str, fragment: str
+    recipe_file: Path, override: str, fragment: str
 ) -> None:
-    code, output = dry_run("--curriculum", "adaptive", f"data.train_files={train_file}", override)
+    code, output = dry_run("--curriculum", "adaptive", f"data.train_files={recipe_file}", override)
     assert code == 1, output
     assert fragment in output
 
