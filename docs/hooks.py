@@ -184,7 +184,8 @@ def settings_reference() -> str:
         "",
         "## A Verl training config's `groundstate:` section",
         "",
-        "How the agent loop plays one training episode (`trainer.verl.settings.EpisodeSettings`); any key "
+        "How the agent loop plays one training episode and which curriculum draws the tasks "
+        "(`trainer.verl.settings.EpisodeSettings`); any key "
         "can be overridden on the command line, e.g. `groundstate.max_turns=20` "
         "([Training with Verl](../training/verl.md)).",
         "",
