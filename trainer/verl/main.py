@@ -191,14 +191,20 @@ class CurriculumTrainer(PPOTrainerSync):
     def step(self, metrics: dict[str, Any], timing_raw: dict[str, Any]) -> Any:
         """Verl's step, then the curriculum folds in every group the step played (and logs `curriculum/*`)."""
         batch = super().step(metrics, timing_raw)
+        metrics.update(curriculum_metrics(self.fold_in(batch)))
+        return batch
+
+    def fold_in(self, batch: Any) -> StepRecord:
+        """`sampler.update` with the step's trained groups (`batch`, a `KVBatchMeta`) and those cleared.
+
+        Padding rows (copies Verl adds to divide the batch among data-parallel ranks) are not episodes.
+        """
         assert self.sampler is not None
         keys = [k for k, tag in zip(batch.keys, batch.tags, strict=True) if not tag.get("is_padding", False)]
         trained = _read_played(keys, batch.partition_id)
         played = [*self.cleared, *([trained] if trained is not None else [])]
         self.cleared.clear()
-        record = self.sampler.update(DataProto.concat(played)) if played else self.sampler.update_outcomes([])
-        metrics.update(curriculum_metrics(record))
-        return batch
+        return self.sampler.update(DataProto.concat(played)) if played else self.sampler.update_outcomes([])
 
     def _save_checkpoint(self) -> None:
         super()._save_checkpoint()

@@ -368,3 +368,103 @@ def test_the_curriculum_settings_follow_the_config(train_file: Path, tmp_path: P
         train_file, tmp_path / "run", "+groundstate.curriculum_options.decay=0.5", "data.seed=7"
     )
     assert trainer.sampler.curriculum.settings == CurriculumSettings(group=GROUP, decay=0.5, seed=7)
+
+
+class TransferQueueRollout:
+    """Plays prompts as Verl's `AgentLoopWorkerTQ` reports them: the same TransferQueue puts, tags and fields.
+
+    It stands in for the agent-loop workers and vLLM (no model here); every episode's reward is `outcome`.
+    """
+
+    def __init__(self) -> None:
+        self.played: list[tuple[str, list[int]]] = []
+
+    def generate_sequences(self, batch: Any) -> None:
+        import transfer_queue as tq
+        from verl.experimental.agent_loop.agent_loop import AgentLoopMetrics, AgentLoopOutput
+        from verl.utils.tensordict_utils import list_of_dict_to_tensordict
+
+        for i in range(len(batch)):
+            uid, info = batch["uid"][i], batch["extra_info"][i]
+            steps = batch["global_steps"]
+            steps = int(getattr(steps, "data", steps))
+            tq.kv_put(key=uid, partition_id="train", tag={"status": "running"})
+            rewards = [outcome(info["task_id"], s) for s in range(GROUP)]
+            rows, tags = [], []
+            for session, reward in enumerate(rewards):
+                output = AgentLoopOutput(
+                    prompt_ids=[1, 2, 3],
+                    response_ids=[4, 5],
+                    response_mask=[1, 1],
+                    reward_score=float(reward),
+                    metrics=AgentLoopMetrics(),
+                    extra_fields={
+                        "reward_extra_info": {"gs_reward": float(reward)},
+                        "groundstate": {"task_id": info["task_id"]},
+                    },
+                )
+                rows.append({**output.as_dict(), "uid": uid, "extra_info": info, "session_id": session})
+                tags.append({"status": "success", "seq_len": 5, "global_steps": steps})
+            keys = [f"{uid}_{s}_0" for s in range(GROUP)]
+            tq.kv_batch_put(
+                keys=keys, partition_id="train", fields=list_of_dict_to_tensordict(rows), tags=tags
+            )
+            tq.kv_put(key=uid, partition_id="train", tag={"status": "finished"})
+            self.played.append((info["task_id"], rewards))
+
+
+@pytest.fixture(scope="module")
+def transfer_queue() -> Any:
+    """TransferQueue on a local Ray instance (~20 s): where Verl's V1 trainer keeps prompts and episodes."""
+    ray = pytest.importorskip("ray")
+    import transfer_queue as tq
+    from omegaconf import OmegaConf
+
+    ray.init(num_cpus=4, include_dashboard=False, log_to_driver=False)
+    tq.init(OmegaConf.create({"backend": {"SimpleStorage": {"num_data_storage_units": 1}}}))
+    yield tq
+    tq.close()
+    ray.shutdown()
+
+
+@pytest.mark.slow
+def test_every_group_verls_replay_buffer_plays_reaches_the_curriculum(
+    train_file: Path, tmp_path: Path, transfer_queue: Any
+) -> None:
+    """Verl's sync step with filter_groups: prompts, evictions, refills, trained batch, in TransferQueue."""
+    from trainer.verl.curriculum_sampler import group_outcomes
+    from trainer.verl.main import PLAYED_FIELDS, played_batch
+
+    trainer = make_trainer(train_file, tmp_path / "run")
+    trainer.replay_buffer.poll_interval = 0.05  # Verl polls every 2 s; the rollout here finishes at once
+    rollout = TransferQueueRollout()
+    trainer.agent_loop_manager = rollout
+    twin = Curriculum.start(TASKS, CurriculumSettings(group=GROUP))
+    evicted_total = 0
+    for _ in range(4):
+        expected = twin.draw(SLOTS)
+        rollout.played.clear()
+        trainer.prepare_step()  # Verl: submit the step's train_batch_size prompts
+        assert [task for task, _ in rollout.played] == expected
+        # Verl's sampling: groups without variance are evicted and refilled (from the curriculum's refills)
+        batch, metrics = trainer.replay_buffer.sample(
+            global_steps=trainer.global_steps, partition_id="train", batch_size=SLOTS
+        )
+        stored = transfer_queue.kv_batch_get(
+            keys=batch.keys, partition_id="train", select_fields=PLAYED_FIELDS
+        )
+        trained = group_outcomes(played_batch(stored))
+        record = trainer.fold_in(batch)
+        transfer_queue.kv_clear(keys=batch.keys, partition_id="train")  # what fit() does after the step
+        trainer.global_steps += 1
+
+        assert len(trained) == SLOTS and all(set(g.rewards) == {0, 1} for g in trained)
+        twin.update([GroupOutcome(task_id=t, rewards=r) for t, r in rollout.played])
+        evicted = metrics.get("training/filter_groups/evicted_samples", 0)
+        surplus = metrics.get("training/filter_groups/discarded_surplus_samples", 0)
+        evicted_total += evicted
+        # every group played reached the curriculum: trained, evicted for no signal, or discarded as surplus
+        assert record.groups == len(rollout.played) == len(trained) + evicted + surplus
+        assert trainer.sampler.curriculum.state == twin.state
+        assert not trainer.cleared
+    assert evicted_total > 0  # the all-solved and all-failed groups were among them
