@@ -6,7 +6,9 @@ fetched with Verl's `_next_train_batch` (what `prepare_step` and the replay buff
 reach `update` as the agent loop stores them in TransferQueue (`AgentLoopOutput.as_dict()` plus the prompt's
 fields, stacked by Verl's `list_of_dict_to_tensordict`), read back by `played_batch`. Checkpoints go through
 the dataloader's `state_dict()` and `torch.save`/`torch.load` exactly as Verl's `_save_checkpoint` and
-`_load_checkpoint` do. Only TransferQueue itself (a Ray service) is left out.
+`_load_checkpoint` do. The slow test starts TransferQueue (on a local Ray instance) and runs Verl's own
+`prepare_step` and sync replay-buffer sampling, evictions and refills included; only the GPU part of Verl's
+`step` (log-probs, advantages, the actor update) is left out.
 """
 
 from __future__ import annotations
