@@ -346,6 +346,28 @@ def test_dry_run_of_the_adaptive_recipe_runs_our_entry(recipe_file: Path) -> Non
     assert "curriculum static" in output
 
 
+def test_our_entry_composes_the_launch_as_main_ppo_does(recipe_file: Path) -> None:
+    """`python -m trainer.verl.main <launch arguments> --cfg job`: Hydra composes, prints, runs nothing."""
+    import subprocess
+
+    from trainer.verl.launch import plan
+
+    launch = plan("grpo", SERVER, [f"data.train_files={recipe_file}"], curriculum="adaptive")
+    assert launch.command()[1:3] == ["-m", "trainer.verl.main"]
+    root = Path(__file__).resolve().parents[3]
+    done = subprocess.run(
+        [*launch.command(), "--cfg", "job"],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "curriculum: adaptive" in done.stdout and "dataloader_num_workers: 0" in done.stdout
+    assert f"train_files: {recipe_file}" in done.stdout
+
+
 @pytest.mark.parametrize(
     ("override", "fragment"),
     [
