@@ -78,7 +78,7 @@ def verl_command(
         ),
     ] = None,
 ) -> None:
-    """Train with Verl (`verl.trainer.main_ppo`) on groundstate episodes, our agent loop registered."""
+    """Train with Verl (`main_ppo`, or `trainer.verl.main` when adaptive) on groundstate episodes."""
     try:
         if curriculum not in (None, *get_args(CurriculumMode)):
             raise LaunchError(f"--curriculum: static or adaptive, got {curriculum!r}")
