@@ -36,6 +36,7 @@ from torch.utils.data import Sampler
 
 from trainer.curriculum import (
     CURRICULUM_FILE,
+    CURRICULUM_LOG,
     Curriculum,
     CurriculumError,
     CurriculumSettings,
@@ -47,10 +48,7 @@ from trainer.curriculum import (
 if TYPE_CHECKING:
     from verl.protocol import DataProto
 
-__all__ = ["CURRICULUM_LOG", "CurriculumSampler", "dataset_task_ids", "group_outcomes", "row_task_ids"]
-
-CURRICULUM_LOG = "curriculum.jsonl"
-"""One `StepRecord` per step, in the run directory (`trainer.default_local_dir`)."""
+__all__ = ["CurriculumSampler", "dataset_task_ids", "group_outcomes", "row_task_ids"]
 
 _STATE = "curriculum"
 _HANDED = "handed"
@@ -291,7 +289,10 @@ class CurriculumSampler(Sampler[int]):
 
 
 def _truncate_log(log: Path, step: int) -> None:
-    """Drop the log's records after `step`: a resumed run replays the steps after its checkpoint."""
+    """Drop the log's records after `step`: a resumed run replays the steps after its checkpoint.
+
+    A fresh run (step 0) in a directory that held another run does not inherit its lines either.
+    """
     if not log.exists():
         return
     kept = [line for line in log.read_text().splitlines() if line and json.loads(line)["step"] <= step]

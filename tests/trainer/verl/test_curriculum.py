@@ -184,6 +184,11 @@ def test_the_run_logs_every_step_and_saves_the_state(train_file: Path, tmp_path:
     assert all(r["groups"] == SLOTS + 1 for r in records)
     saved = json.loads((run / "curriculum.json").read_text())
     assert saved == json.loads(trainer.sampler.curriculum.state.model_dump_json())
+    # the viewer reads a Verl run's directory as it reads a `train local` run's
+    from shared.curriculum import read_curriculum_log, read_curriculum_state
+
+    assert [r.step for r in read_curriculum_log(run)] == [1, 2, 3]
+    assert read_curriculum_state(run) == trainer.sampler.curriculum.state
 
 
 @pytest.mark.parametrize("mid_step", [False, True])
