@@ -18,6 +18,7 @@ from env_server.domain._conduct import Conduct
 from env_server.domain._family import ScenarioFamily
 from env_server.domain._fingerprint import SeedFn, fingerprint
 from env_server.domain._tool import Tool
+from env_server.domain._user_side import Side, check_user_side, side_of
 from env_server.errors import TaskInvalidError
 from shared.tasks import GoldAction, Task
 
@@ -39,6 +40,8 @@ class DomainFields(_RequiredDomainFields, total=False):
     canary_action: GoldAction | None
     families: Sequence[ScenarioFamily]
     conduct: Conduct
+    user_tools: Sequence[Tool]
+    user_tables: frozenset[str]
 
 
 @dataclass(frozen=True, eq=False)
@@ -62,6 +65,10 @@ class Domain:
         families: scenario families for `groundstate tasks generate` (see `env_server.generation`).
         conduct: what the policy demands before a write (identity, an explicit yes); task validation
             holds every script to it.
+        user_tools: tools only the simulated customer may call, on their own side (restart a router,
+            toggle airplane mode); never listed to the agent nor callable by it (`_user_side`).
+        user_tables: the tables on the customer's side (their device, app, home equipment); a diff labels
+            each change with its side.
     """
 
     name: str
@@ -77,6 +84,8 @@ class Domain:
     canary_action: GoldAction | None = None
     families: Sequence[ScenarioFamily] = ()
     conduct: Conduct = field(default_factory=Conduct)
+    user_tools: Sequence[Tool] = ()
+    user_tables: frozenset[str] = frozenset()
 
     def __post_init__(self) -> None:
         names = [t.name for t in self.tools]
@@ -85,11 +94,21 @@ class Domain:
         unknown = set(self.volatile_columns) - set(self.metadata.tables)
         if unknown:
             raise ValueError(f"domain {self.name}: volatile_columns names unknown tables {sorted(unknown)}")
+        check_user_side(self.name, self.tools, self.user_tools, self.user_tables, self.metadata.tables)
 
     @cached_property
     def tools_by_name(self) -> dict[str, Tool]:
         """Tools keyed by name, for dispatch."""
         return {t.name: t for t in self.tools}
+
+    @cached_property
+    def user_tools_by_name(self) -> dict[str, Tool]:
+        """The customer's tools keyed by name, for the simulated user's calls."""
+        return {t.name: t for t in self.user_tools}
+
+    def side_of(self, table: str) -> Side:
+        """Whether `table` is on the agent's side or the customer's."""
+        return side_of(table, self.user_tables)
 
     @cached_property
     def fingerprint(self) -> str:
