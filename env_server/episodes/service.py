@@ -260,7 +260,7 @@ class EpisodeService:
                 diff, changed = score.diff, score.changes
             else:
                 actual = self.scorer.actual(self._sandbox(record, task, domain), domain)
-                diff, changed = self.scorer.diff(task, domain, actual), listed(actual)
+                diff, changed = self.scorer.diff(task, domain, actual), listed(actual, domain.user_tables)
             return EpisodeInfo(
                 episode_id=record.id,
                 task_id=record.task_id,

@@ -1,0 +1,159 @@
+"""Dual control end to end on the telecom domain: the customer acts on their side, the agent never can.
+
+Real episodes through the HTTP API (scripted user), the reward, the diff's sides, replay after the fact, the
+viewer, and the validation that proves a dual-control task needs the customer's actions.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+
+from env_server.app import create_app
+from env_server.domain import load_task_text
+from env_server.domain.registry import DomainRegistry
+from env_server.domains.telecom import domain
+from env_server.errors import TaskInvalidError
+from env_server.sandbox import make_sandbox_engine
+from env_server.scoring.scorer import Scorer
+from env_server.settings import Settings
+from env_server.validation import validate_task
+from shared.tasks import ScriptLine
+from tests.factories import call
+
+TASK = "telecom-airplane-001"
+REPLY = "Your phone is in airplane mode, so it cannot reach our network; turn airplane mode off."
+USER_TOOLS = {t.name for t in domain.user_tools}
+TASKS = Path(__file__).parents[4] / "env_server" / "domains" / "telecom" / "tasks"
+
+
+@pytest.fixture
+def client(tmp_path: Path) -> Iterator[TestClient]:
+    settings = Settings(store_url=f"sqlite:///{tmp_path}/store.db", sandbox_url="sqlite://")
+    with TestClient(create_app(settings, registry=DomainRegistry([domain]))) as c:
+        yield c
+
+
+def _start(client: TestClient, task_id: str = TASK) -> dict[str, Any]:
+    started = client.post("/v1/episodes", json={"task_id": task_id})
+    assert started.status_code == 201, started.text[:300]
+    return dict(started.json())
+
+
+def _events(client: TestClient, eid: str, kind: str) -> list[dict[str, Any]]:
+    return [e["payload"] for e in client.get(f"/v1/episodes/{eid}").json()["events"] if e["kind"] == kind]
+
+
+def test_the_agent_is_never_offered_a_user_tool_and_calling_one_is_rejected(client: TestClient) -> None:
+    started = _start(client)
+    offered = {t["function"]["name"] for t in started["tools"]}
+    assert offered and not offered & USER_TOOLS
+    assert "run_diagnostics" in offered
+    eid = started["episode_id"]
+    r = client.post(
+        f"/v1/episodes/{eid}/tool_calls",
+        json={"name": "set_airplane_mode", "arguments": {"device_id": "DV-0012", "on": False}},
+    )
+    assert r.status_code == 422 and r.json()["error"]["code"] == "unknown-tool"
+    assert "set_airplane_mode" not in r.json()["error"]["message"].split("(tools:")[1]
+    assert [e["name"] for e in _events(client, eid, "rejected_tool_call")] == ["set_airplane_mode"]
+    assert client.get(f"/v1/episodes/{eid}").json()["changes"] == []  # the phone is untouched
+
+
+def test_the_customer_acts_when_asked_and_both_sides_score(client: TestClient) -> None:
+    eid = _start(client)["episode_id"]
+    call(client, eid, "find_customer", number="0488907866")
+    diagnosis = call(client, eid, "run_diagnostics", line_id="LN-0012")["output"]
+    assert not diagnosis["working"] and "airplane mode" in diagnosis["findings"][0]
+    # before the customer acts, the expected change is missing, on the customer's side
+    missing = client.get(f"/v1/episodes/{eid}").json()["diff"]
+    assert [(d["kind"], d["table"], d["column"], d["side"]) for d in missing] == [
+        ("missing", "devices", "airplane_mode", "user")
+    ]
+    reply = client.post(f"/v1/episodes/{eid}/messages", json={"content": REPLY}).json()
+    assert reply["content"].startswith("Oh, you're right") and not reply["done"]
+    [acted] = _events(client, eid, "user_tool_call")
+    assert acted["name"] == "set_airplane_mode" and acted["arguments"] == {
+        "device_id": "DV-0012",
+        "on": False,
+    }
+    assert acted["error"] is None and acted["output"]["airplane_mode"] is False
+    score = client.post(f"/v1/episodes/{eid}/score").json()
+    assert score["reward"] == 1 and score["diff"] == []
+    assert [(c["table"], c["column"], c["after"], c["side"]) for c in score["changes"]] == [
+        ("devices", "airplane_mode", False, "user")
+    ]
+
+
+def test_without_the_customers_action_the_agent_side_alone_scores_zero(client: TestClient) -> None:
+    eid = _start(client)["episode_id"]
+    call(client, eid, "find_customer", number="0488907866")
+    call(client, eid, "run_diagnostics", line_id="LN-0012")
+    score = client.post(f"/v1/episodes/{eid}/score").json()  # the agent never asked: nobody acted
+    assert score["reward"] == 0
+    assert {(d["table"], d["side"]) for d in score["diff"]} == {("devices", "user")}
+
+
+def test_a_rescore_replays_the_customers_calls_in_their_place(client: TestClient) -> None:
+    eid = _start(client, "telecom-router-004")["episode_id"]
+    call(client, eid, "find_customer", number="0418586141")
+    call(client, eid, "check_outages", area="Old Town")
+    call(client, eid, "run_diagnostics", line_id="LN-1041")
+    client.post(f"/v1/episodes/{eid}/messages", json={"content": "Restart the router, then update to 5.2."})
+    assert [e["name"] for e in _events(client, eid, "user_tool_call")] == [
+        "restart_router",
+        "update_router_firmware",  # refused were the router still off: the order matters, and held
+    ]
+    assert client.post(f"/v1/episodes/{eid}/score").json()["reward"] == 1
+    service = client.app.state.episodes  # type: ignore[attr-defined]
+    again, notes = service.rescore(eid)
+    assert again.reward == 1 and notes == []
+
+
+def test_the_viewer_shows_the_customers_calls_and_sides(client: TestClient) -> None:
+    eid = _start(client)["episode_id"]
+    client.post(f"/v1/episodes/{eid}/messages", json={"content": REPLY})
+    page = client.get(f"/ui/episodes/{eid}")
+    assert page.status_code == 200
+    assert 'class="tool-call user-side' in page.text and "set_airplane_mode" in page.text
+    assert 'data-side="user"' in page.text
+
+
+def test_validation_proves_the_task_needs_the_customer() -> None:
+    scorer = Scorer(make_sandbox_engine("sqlite://"))
+    task = domain.tasks[[t.id for t in domain.tasks].index("telecom-data-apn-002")]
+    report = validate_task(task, domain, scorer)
+    checks = {c.name: c for c in report.checks}
+    assert report.passed, [c for c in report.checks if not c.passed]
+    assert checks["minus-one-user-action"].detail == "each of 2 customer actions needed"
+    assert checks["hack:agent-plays-user"].detail == "scores 0"
+    # the script forgets the APN: it no longer makes the gold's calls, and validation says so
+    script = list(task.user.script)
+    line = script[1]
+    assert isinstance(line, ScriptLine)
+    script[1] = line.model_copy(update={"actions": line.actions[:1]})
+    broken = task.model_copy(update={"user": task.user.model_copy(update={"script": script})})
+    failed = {c.name: c.detail for c in validate_task(broken, domain, scorer).checks if not c.passed}
+    assert "user-actions" in failed and "set_apn" in failed["user-actions"]
+
+
+def test_a_malformed_script_action_is_an_error_naming_the_field() -> None:
+    text = (TASKS / f"{TASK}.yaml").read_text()
+    bad = text.replace("  - name: set_airplane_mode\n", "  - nme: set_airplane_mode\n", 1)
+    assert bad != text
+    with pytest.raises(TaskInvalidError) as caught:
+        load_task_text(bad, source=f"{TASK}.yaml")
+    assert caught.value.field is not None and caught.value.field.startswith("user.script.1")
+    opening = text.replace(
+        "  - Hi, my phone",
+        "  - say: Hi\n"
+        "    actions: [{name: set_airplane_mode, arguments: {device_id: DV-0012, 'on': false}}]\n"
+        "  - Hi, my phone",
+        1,
+    )
+    with pytest.raises(TaskInvalidError, match="opening line only talks"):
+        load_task_text(opening, source=f"{TASK}.yaml")
