@@ -17,7 +17,9 @@ from env_server.app import create_app
 from env_server.domain import load_task_text
 from env_server.domain.registry import DomainRegistry
 from env_server.domains.telecom import domain
+from env_server.episodes.user_side import EpisodeUserSide
 from env_server.errors import TaskInvalidError
+from env_server.execution import user_tools
 from env_server.sandbox import make_sandbox_engine
 from env_server.scoring.scorer import Scorer
 from env_server.settings import Settings
@@ -157,3 +159,38 @@ def test_a_malformed_script_action_is_an_error_naming_the_field() -> None:
     )
     with pytest.raises(TaskInvalidError, match="opening line only talks"):
         load_task_text(opening, source=f"{TASK}.yaml")
+
+
+def test_no_customer_call_becomes_a_backend_error(client: TestClient) -> None:
+    """The LLM user's arguments are model output too: every odd value is the call's error, never a crash."""
+    eid = _start(client)["episode_id"]
+    service = client.app.state.episodes  # type: ignore[attr-defined]
+    record = service.store.episode(eid)
+    task = service.registry.task(record.task_id)
+    side = EpisodeUserSide(
+        eid, user_tools(domain), service.store, lambda: service._sandbox(record, task, domain)
+    )
+    odd: list[Any] = [
+        "",
+        "DV-0012",
+        "RT-0041",
+        "x" * 5000,
+        "'; DROP TABLE devices; --",
+        "nul\x00",
+        2**63,
+        None,
+    ]
+    outcomes = []
+    for tool in domain.user_tools:
+        fields = list(tool.args_model.model_fields)
+        for value in odd:
+            arguments = {f: value for f in fields}
+            result = side.act(tool.name, arguments)
+            outcomes.append(result.error is None)
+            if "apn" in fields or "on" in fields:
+                result = side.act(tool.name, {**arguments, "device_id": "DV-0012"})
+                outcomes.append(result.error is None)
+    assert any(outcomes) and not all(outcomes)  # some ran, most were refused: none raised
+    assert client.get(f"/v1/episodes/{eid}").json()["status"] == "active"
+    recorded = _events(client, eid, "user_tool_call")
+    assert len(recorded) == len(outcomes) and all("\x00" not in str(e) for e in recorded)
