@@ -53,6 +53,7 @@ from shared.models import (
     StartEpisodeRequest,
     ToolCallRequest,
     ToolCallResult,
+    ToolCallSpec,
     TrajectoryScore,
     UserReply,
 )
@@ -285,14 +286,40 @@ class EpisodeService:
 
         Calls carried by the assistant messages (OpenAI `tool_calls`) keep their place in the conversation;
         calls given as the separate `tool_calls` list have none, and are read as made before every message.
+
+        In a dual-control task the customer's own calls run too, as the scripted user makes them: where the
+        transcript's k-th user message is the script's line k and that line acts, its calls run right there
+        (after every agent call, for the unordered form). A transcript can give the customer no other call.
         """
         task = self.registry.task(request.task_id)
         domain = self.registry.domain(task.domain)
         specs = request.calls()
+        replayed: list[ToolCallSpec | GoldAction] = []
+        heard = 0
+        for m in request.messages:
+            if m.role == "user":
+                if heard < len(task.user.script) and m.content == task.user.lines[heard]:
+                    replayed += [
+                        GoldAction(name=a.name, arguments=a.arguments, actor="user")
+                        for a in task.user.actions_at(heard)
+                    ]
+                heard += 1
+            if not request.tool_calls:  # the calls of this turn, as `request.calls()` reads them
+                replayed += [
+                    ToolCallSpec(name=c.function.name, arguments=c.function.arguments)
+                    for c in m.tool_calls or ()
+                ]
+        if request.tool_calls:
+            replayed = [*specs, *replayed]
         try:
-            results, actual = self.scorer.replay(task, domain, specs)
+            everything, actual = self.scorer.replay(task, domain, replayed)
         except BackendError as exc:
             return TrajectoryScore(status="backend_error", reward=None, error=exc.message)
+        results = [
+            r
+            for r, c in zip(everything, replayed, strict=True)
+            if not (isinstance(c, GoldAction) and c.actor == "user")
+        ]
         calls = iter(
             Call(spec.name, spec.arguments, result.output, result.error)
             for spec, result in zip(specs, results, strict=True)

@@ -194,3 +194,33 @@ def test_no_customer_call_becomes_a_backend_error(client: TestClient) -> None:
     assert client.get(f"/v1/episodes/{eid}").json()["status"] == "active"
     recorded = _events(client, eid, "user_tool_call")
     assert len(recorded) == len(outcomes) and all("\x00" not in str(e) for e in recorded)
+
+
+def _pasted(steps: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [
+        {"role": s["role"], "content": s["content"]}
+        if s["tool_call"] is None
+        else {"role": "assistant", "tool_calls": [{"id": f"c{i}", "function": s["tool_call"]}]}
+        for i, s in enumerate(steps)
+    ]
+
+
+def test_every_reference_conversation_scores_one_through_score(client: TestClient) -> None:
+    """`/v1/score` replays the customer's calls where the transcript says their acting lines."""
+    for task in domain.tasks:
+        steps = client.get(f"/v1/tasks/{task.id}/reference").json()["steps"]
+        assert all(s["tool_call"] is None or s["tool_call"]["name"] not in USER_TOOLS for s in steps)
+        r = client.post("/v1/score", json={"task_id": task.id, "messages": _pasted(steps)})
+        assert r.status_code == 200, r.text
+        assert r.json()["reward"] == 1, (task.id, r.json()["checks"])
+
+
+def test_a_transcript_whose_customer_never_says_the_acting_line_scores_zero(client: TestClient) -> None:
+    steps = client.get(f"/v1/tasks/{TASK}/reference").json()["steps"]
+    acting = domain.tasks[[t.id for t in domain.tasks].index(TASK)].user.lines[1]
+    changed = [{**s, "content": "I did nothing."} if s["content"] == acting else s for s in steps]
+    assert changed != steps
+    score = client.post("/v1/score", json={"task_id": TASK, "messages": _pasted(changed)}).json()
+    assert score["reward"] == 0
+    assert [(d["table"], d["side"]) for d in score["diff"]] == [("devices", "user")]
+    assert [r["name"] for r in score["tool_results"]] == ["find_customer", "run_diagnostics"]
