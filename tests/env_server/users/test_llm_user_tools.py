@@ -110,3 +110,22 @@ def test_a_bad_user_call_is_recorded_refused_and_the_model_reads_why(tmp_path: P
     assert "set_airplane_mode" in errors[1] and "run_diagnostics" not in errors[1]  # only the user's tools
     assert errors[2].startswith("the arguments are not a JSON object")
     assert info["changes"] == []  # nothing changed on either side
+
+
+def test_a_user_that_keeps_calling_tools_answers_in_words_after_four_calls(tmp_path: Path) -> None:
+    looping = tool_call_completion("check_phone", '{"device_id": "DV-0012"}')
+    script = EdgeScript(
+        (200, completion("Hi, my phone has no service.")),
+        *[(200, looping)] * 4,
+        (200, completion("Everything looks normal on my screen.")),
+    )
+    with serve(edge_app(script)) as url, _client(tmp_path, url) as client:
+        eid = client.post("/v1/episodes", json={"task_id": "telecom-airplane-001", "user": "llm"}).json()[
+            "episode_id"
+        ]
+        reply = client.post(f"/v1/episodes/{eid}/messages", json={"content": "What does your phone show?"})
+        events = client.get(f"/v1/episodes/{eid}").json()["events"]
+
+    assert reply.json()["content"] == "Everything looks normal on my screen."
+    assert [e["kind"] for e in events].count("user_tool_call") == 4
+    assert ["tools" in r for r in script.requests] == [False, True, True, True, True, False]
