@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -143,12 +144,33 @@ def load_task_text(text: str, *, source: str) -> Task:
     except yaml.YAMLError as exc:
         raise TaskInvalidError(f"{source}: not valid YAML: {exc}") from exc
     except ValidationError as exc:
-        first = exc.errors()[0]
-        loc = ".".join(str(p) for p in first["loc"])
-        raise TaskInvalidError(f"{source}: field '{loc}': {first['msg']}", field=loc) from exc
+        loc, msg = _first_error(exc)
+        raise TaskInvalidError(f"{source}: field '{loc}': {msg}", field=loc) from exc
     if source.endswith(".yaml") and source.rsplit("/", 1)[-1] != f"{task.id}.yaml":
         raise TaskInvalidError(f"{source}: file name must be the task id ({task.id}.yaml)", field="id")
     return task
+
+
+#: The member tags pydantic puts in the location of a union's errors: a script line is `str | ScriptLine`.
+_UNION_MEMBER = re.compile(r"^(str|ScriptLine)$")
+
+
+def _first_error(exc: ValidationError) -> tuple[str, str]:
+    """The location and message of the error to report first.
+
+    A value matching no member of a union fails once per member; of those, the one that says what is wrong
+    with the value ("actions.0.name: Field required") beats "Input should be a valid string", and the
+    member tags leave the location (`user.script.1.actions.0.name`).
+    """
+    errors = exc.errors()
+    first = errors[0]
+    tagged = [i for i, p in enumerate(first["loc"]) if _UNION_MEMBER.match(str(p))]
+    if tagged:
+        prefix = first["loc"][: tagged[0]]
+        same = [e for e in errors if e["loc"][: len(prefix)] == prefix]
+        first = next((e for e in same if not e["type"].endswith("_type")), first)
+    loc = ".".join(str(p) for p in first["loc"] if not _UNION_MEMBER.match(str(p)))
+    return loc, first["msg"]
 
 
 def collect_tools(*modules: ModuleType) -> list[Tool]:

@@ -149,7 +149,8 @@ def test_a_malformed_script_action_is_an_error_naming_the_field() -> None:
     assert bad != text
     with pytest.raises(TaskInvalidError) as caught:
         load_task_text(bad, source=f"{TASK}.yaml")
-    assert caught.value.field is not None and caught.value.field.startswith("user.script.1")
+    assert caught.value.field == "user.script.1.actions.0.name"
+    assert "field 'user.script.1.actions.0.name': Field required" in str(caught.value)
     opening = text.replace(
         "  - Hi, my phone",
         "  - say: Hi\n"
