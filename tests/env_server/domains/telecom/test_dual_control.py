@@ -25,7 +25,7 @@ from env_server.scoring.scorer import Scorer
 from env_server.settings import Settings
 from env_server.validation import validate_task
 from shared.tasks import ScriptLine
-from tests.factories import call
+from tests.factories import call, make_client
 
 TASK = "telecom-airplane-001"
 REPLY = "Your phone is in airplane mode, so it cannot reach our network; turn airplane mode off."
@@ -225,3 +225,17 @@ def test_a_transcript_whose_customer_never_says_the_acting_line_scores_zero(clie
     assert score["reward"] == 0
     assert [(d["table"], d["side"]) for d in score["diff"]] == [("devices", "user")]
     assert [r["name"] for r in score["tool_results"]] == ["find_customer", "run_diagnostics"]
+
+
+def test_an_evicted_sandbox_is_rebuilt_with_the_customers_changes(tmp_path: Path) -> None:
+    """Replay after eviction runs the customer's recorded calls in their place, so both sides come back."""
+    with make_client(tmp_path, "sqlite://", DomainRegistry([domain]), max_live_sandboxes=1) as client:
+        service = client.app.state.episodes  # type: ignore[attr-defined]
+        eid = _start(client)["episode_id"]
+        call(client, eid, "find_customer", number="0488907866")
+        client.post(f"/v1/episodes/{eid}/messages", json={"content": REPLY})
+        _start(client)  # takes the only live slot
+        assert service._live.get(eid) is None
+        diagnosis = call(client, eid, "run_diagnostics", line_id="LN-0012")["output"]
+        assert diagnosis["working"] is True  # the rebuilt sandbox holds the customer's airplane mode off
+        assert client.post(f"/v1/episodes/{eid}/score").json()["reward"] == 1
