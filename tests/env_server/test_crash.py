@@ -70,3 +70,4 @@ def test_kill_9_mid_episode_loses_nothing(tmp_path: Path) -> None:
     assert all(r is None or r.error is None for r in done + rest)
     assert score.status == "scored" and score.reward == 1, score.checks
     assert [e.kind for e in events].count("tool_call") == len(task.gold_actions)
+

@@ -16,14 +16,11 @@ from mcp.client.streamable_http import streamablehttp_client
 
 async def main(url: str, episode_id: str, key: str) -> None:
     endpoint = f"{url}/v1/episodes/{episode_id}/mcp"
-    async with (
-        streamablehttp_client(endpoint, headers={"Authorization": f"Bearer {key}"}) as (
-            read,
-            write,
-            _,
-        ),
-        ClientSession(read, write) as session,
-    ):
+    async with streamablehttp_client(endpoint, headers={"Authorization": f"Bearer {key}"}) as (
+        read,
+        write,
+        _,
+    ), ClientSession(read, write) as session:
         init = await session.initialize()
         tools = await session.list_tools()
         refused = await session.call_tool("get_booking", {"booking_id": "BK-00000"})
