@@ -239,3 +239,22 @@ def test_an_evicted_sandbox_is_rebuilt_with_the_customers_changes(tmp_path: Path
         diagnosis = call(client, eid, "run_diagnostics", line_id="LN-0012")["output"]
         assert diagnosis["working"] is True  # the rebuilt sandbox holds the customer's airplane mode off
         assert client.post(f"/v1/episodes/{eid}/score").json()["reward"] == 1
+
+
+def test_every_reference_conversation_played_live_scores_one(client: TestClient) -> None:
+    """The agent's side of each reference, played in a live episode: the scripted customer does the rest."""
+    for task in domain.tasks:
+        eid = _start(client, task.id)["episode_id"]
+        for step in client.get(f"/v1/tasks/{task.id}/reference").json()["steps"]:
+            if step["role"] == "user":
+                continue
+            if step["tool_call"] is not None:
+                assert (
+                    client.post(f"/v1/episodes/{eid}/tool_calls", json=step["tool_call"]).status_code == 200
+                )
+            else:
+                client.post(f"/v1/episodes/{eid}/messages", json={"content": step["content"]})
+        acted = [e["name"] for e in _events(client, eid, "user_tool_call")]
+        assert acted == [a.name for a in task.user.user_actions()], task.id
+        score = client.post(f"/v1/episodes/{eid}/score").json()
+        assert score["reward"] == 1, (task.id, score["checks"])
