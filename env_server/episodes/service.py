@@ -206,7 +206,9 @@ class EpisodeService:
             domain = self.registry.domain(task.domain)
             try:
                 writes = log.writes_since_user(domain)
-                if domain.user_tools:  # dual control: the customer may act on their side as they answer
+                # dual control: the customer may act on their side as they answer (a script that acts in a
+                # domain without user tools gets its calls refused and recorded, never a crash)
+                if domain.user_tools or task.user.user_actions():
                     side = EpisodeUserSide(
                         episode_id,
                         user_tools(domain),
