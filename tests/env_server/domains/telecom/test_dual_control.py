@@ -108,6 +108,8 @@ def test_without_the_customers_action_the_agent_side_alone_scores_zero(client: T
     score = client.post(f"/v1/episodes/{eid}/score").json()  # the agent never asked: nobody acted
     assert score["reward"] == 0
     assert {(d["table"], d["side"]) for d in score["diff"]} == {("devices", "user")}
+    deviation = score["credit"]["first_deviation"]
+    assert deviation["kind"] == "missing" and "only the customer can make it" in deviation["reason"]
 
 
 def test_a_rescore_replays_the_customers_calls_in_their_place(client: TestClient) -> None:
