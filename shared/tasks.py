@@ -47,6 +47,19 @@ class ScriptLine(_Strict):
     actions: list[UserAction] = Field(
         default_factory=list, description="User-tool calls the customer makes before saying `say`, in order."
     )
+    when_told: list[str] = Field(
+        default_factory=list,
+        description="Terms the agent's message this line answers must say (e.g. the setting and its value, "
+        "`[airplane]`) for the customer to act; otherwise the customer neither acts nor says `say`, but asks "
+        "what to do. Empty: the customer acts whenever they reach the line.",
+    )
+
+    @model_validator(mode="after")
+    def _told_only_to_act(self) -> ScriptLine:
+        """`when_told` gates actions: a line without any has nothing to gate."""
+        if self.when_told and not self.actions:
+            raise ValueError("when_told: only a line with actions waits to be told; add actions or drop it")
+        return self
 
     @model_serializer(mode="wrap")
     def _plain_when_only_words(self, handler: SerializerFunctionWrapHandler) -> Any:

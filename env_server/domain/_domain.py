@@ -152,7 +152,8 @@ def load_task_text(text: str, *, source: str) -> Task:
 
 
 #: The member tags pydantic puts in the location of a union's errors: a script line is `str | ScriptLine`.
-_UNION_MEMBER = re.compile(r"^(str|ScriptLine)$")
+#: A model member with a validator is tagged like `function-after[_told_only_to_act(), ScriptLine]`.
+_UNION_MEMBER = re.compile(r"^(str|ScriptLine|function-[a-z-]+\[.*\])$")
 
 
 def _first_error(exc: ValidationError) -> tuple[str, str]:

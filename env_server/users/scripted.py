@@ -2,15 +2,21 @@
 
 A `{say, actions}` line of a dual-control task also acts: the user makes the line's user-tool calls on its
 side, in order, then says the line. It does not read their results: the script already says what happened.
+A line with `when_told` terms acts only when the agent's message it answers says them all (the agent asked
+for that very thing); otherwise the customer does nothing and asks what to do (`NOT_TOLD`), and the line
+is spent, as any line is once answered.
 """
 
 from __future__ import annotations
 
+from env_server.scoring.communicate import communicated
 from env_server.users.base import STOP_MARK, SimulatedUser, TranscriptMessage, UserSide, UserTurn
 from shared.tasks import Task
 
 #: What the scripted user says when its script has run out; the conversation is over.
 END_OF_SCRIPT = STOP_MARK
+#: What the customer says instead of an acting line whose `when_told` terms the agent did not say.
+NOT_TOLD = "Sorry, I'm not sure what you want me to do on my side. What exactly should I change?"
 
 
 class ScriptedUser(SimulatedUser):
@@ -40,6 +46,11 @@ class ScriptedUser(SimulatedUser):
         said = sum(1 for m in transcript if m.role == "user")
         if said >= len(task.user.script):
             return UserTurn(content=END_OF_SCRIPT, done=True)
+        line = task.user.script[said]
+        if not isinstance(line, str) and line.actions and line.when_told:
+            asked = transcript[-1].content if transcript and transcript[-1].role == "assistant" else ""
+            if not all(communicated(term, [asked]) for term in line.when_told):
+                return UserTurn(content=NOT_TOLD, done=False)
         actions = task.user.actions_at(said)
         if actions:
             if side is None:

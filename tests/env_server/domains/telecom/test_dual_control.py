@@ -25,6 +25,7 @@ from env_server.sandbox import make_sandbox_engine
 from env_server.scoring.scorer import Scorer
 from env_server.settings import Settings
 from env_server.store import EpisodeRecord
+from env_server.users.scripted import NOT_TOLD
 from env_server.validation import validate_task
 from shared.tasks import ScriptLine
 from tests.factories import call, make_client
@@ -270,3 +271,24 @@ def test_every_reference_conversation_played_live_scores_one(client: TestClient)
         assert acted == [a.name for a in task.user.user_actions()], task.id
         score = client.post(f"/v1/episodes/{eid}/score").json()
         assert score["reward"] == 1, (task.id, score["checks"])
+
+
+def test_a_customer_not_told_what_to_change_does_nothing_and_asks(client: TestClient) -> None:
+    """The airplane line waits for "airplane": an agent that only talks around it gets no action."""
+    eid = _start(client)["episode_id"]
+    reply = client.post(f"/v1/episodes/{eid}/messages", json={"content": "Please try turning it off and on."})
+    assert reply.json()["content"] == NOT_TOLD
+    assert _events(client, eid, "user_tool_call") == []
+    # the line is spent: asking properly now is too late, the script has moved on
+    client.post(f"/v1/episodes/{eid}/messages", json={"content": REPLY})
+    assert _events(client, eid, "user_tool_call") == []
+    assert client.post(f"/v1/episodes/{eid}/score").json()["reward"] == 0
+
+
+def test_when_told_needs_actions_to_gate() -> None:
+    text = (TASKS / "telecom-outage-005.yaml").read_text()
+    bad = text.replace("  - OK, thanks for letting me know.\n", "  - say: OK.\n    when_told: [ticket]\n", 1)
+    assert bad != text
+    with pytest.raises(TaskInvalidError, match="only a line with actions waits to be told") as caught:
+        load_task_text(bad, source="telecom-outage-005.yaml")
+    assert caught.value.field == "user.script.1"
