@@ -18,12 +18,14 @@ ScoreStatus = Literal["scored", "backend_error"]
 #: `disposed`: dropped before or after scoring (its sandbox is gone; its events, and score if any, stay).
 EpisodeStatus = Literal["active", "finished", "disposed"]
 #: `rejected_tool_call`: a call refused before it ran (unknown tool, invalid arguments; nothing changed);
-#: `conversation_end`: the simulated user ended the conversation (no text: the end is never a message).
+#: `conversation_end`: the simulated user ended the conversation (no text: the end is never a message);
+#: `user_tool_call`: the simulated customer acted on their own side (a user tool, dual-control domains).
 EventKind = Literal[
     "user_message",
     "assistant_message",
     "tool_call",
     "rejected_tool_call",
+    "user_tool_call",
     "conversation_end",
     "backend_error",
 ]
@@ -138,6 +140,11 @@ class UserReply(WireModel):
     done: bool = Field(description="The user ended the conversation: tools still run, then score.")
 
 
+#: The side of the conversation a table is on: the business the agent works in, or the customer's own
+#: devices, apps and equipment (a dual-control domain's user tables, changed only through the customer).
+Side = Literal["agent", "user"]
+
+
 class DiffEntry(WireModel):
     """One difference between the agent's changes and the expected changes."""
 
@@ -150,6 +157,11 @@ class DiffEntry(WireModel):
     column: str | None = Field(default=None, description="The column, or null for a whole row.")
     expected: Any = None
     actual: Any = None
+    side: Side = Field(
+        default="agent",
+        description="`user` when the table is on the customer's side (their device or app, changed only by "
+        "the customer's own actions in a dual-control task), else `agent`.",
+    )
 
 
 class Check(WireModel):
@@ -264,6 +276,9 @@ class StateChange(WireModel):
     )
     before: Any = None
     after: Any = None
+    side: Side = Field(
+        default="agent", description="`user` for a table on the customer's side, else `agent`."
+    )
 
 
 class ScoreResult(WireModel):

@@ -10,14 +10,61 @@ import hashlib
 import warnings
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializerFunctionWrapHandler,
+    model_serializer,
+    model_validator,
+)
 
 Split = Literal["train", "test"]
 TaskKind = Literal["action", "analytics"]
+#: Who makes a call: the agent (its tools) or the simulated customer (the domain's user tools, on their side).
+Actor = Literal["agent", "user"]
 
 
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid")
+
+
+class UserAction(_Strict):
+    """A call the scripted customer makes on their own side (a user tool) when they speak their line."""
+
+    name: str = Field(description="The user tool to call.", examples=["restart_router"])
+    arguments: dict[str, Any] = Field(default_factory=dict, description="The user tool's arguments.")
+
+
+class ScriptLine(_Strict):
+    """A script line that does something as well as saying it: the customer acts, then speaks.
+
+    A plain string is a line that only talks; this form is for dual-control tasks, where the agent has the
+    customer restart a router or toggle a setting, and the customer does it when the agent has asked.
+    """
+
+    say: str = Field(min_length=1, description="What the customer says.")
+    actions: list[UserAction] = Field(
+        default_factory=list, description="User-tool calls the customer makes before saying `say`, in order."
+    )
+    when_told: list[str] = Field(
+        default_factory=list,
+        description="Terms the agent's message this line answers must say (e.g. the setting and its value, "
+        "`[airplane]`) for the customer to act; otherwise the customer neither acts nor says `say`, but asks "
+        "what to do. Empty: the customer acts whenever they reach the line.",
+    )
+
+    @model_validator(mode="after")
+    def _told_only_to_act(self) -> ScriptLine:
+        """`when_told` gates actions: a line without any has nothing to gate."""
+        if self.when_told and not self.actions:
+            raise ValueError("when_told: only a line with actions waits to be told; add actions or drop it")
+        return self
+
+    @model_serializer(mode="wrap")
+    def _plain_when_only_words(self, handler: SerializerFunctionWrapHandler) -> Any:
+        """A line without actions dumps as its string, so it reads back (and hashes) like one."""
+        return self.say if not self.actions else handler(self)
 
 
 class UserSpec(_Strict):
@@ -30,13 +77,41 @@ class UserSpec(_Strict):
     )
     unknown_info: list[str] = Field(default_factory=list, description="Facts the user does not know.")
     instructions: str = Field(default="", description="How the user should behave (what to accept, refuse).")
-    script: list[str] = Field(
-        min_length=1, description="Lines the scripted user says, in order; the first opens the conversation."
+    script: list[str | ScriptLine] = Field(
+        min_length=1,
+        description="Lines the scripted user says, in order; the first opens the conversation. A line is a "
+        "string, or `{say, actions}` for a customer who also does something on their side when they say it "
+        "(a user tool call such as restarting their router); the opening line only talks.",
     )
+
+    @model_validator(mode="after")
+    def _opening_only_talks(self) -> UserSpec:
+        """The customer acts when the agent has asked, so the opening (asked by nobody) carries no actions."""
+        first = self.script[0]
+        if isinstance(first, ScriptLine) and first.actions:
+            raise ValueError("script.0.actions: the opening line only talks; act on a later line")
+        return self
+
+    @property
+    def lines(self) -> list[str]:
+        """What the customer says, line by line (a `{say, actions}` line's words)."""
+        return [line if isinstance(line, str) else line.say for line in self.script]
+
+    def actions_at(self, index: int) -> list[UserAction]:
+        """The user-tool calls the customer makes with line `index` (none for a plain line)."""
+        line = self.script[index]
+        return [] if isinstance(line, str) else list(line.actions)
+
+    def user_actions(self) -> list[UserAction]:
+        """Every user-tool call the script makes, in the order the lines are said."""
+        return [a for i in range(len(self.script)) for a in self.actions_at(i)]
 
 
 class GoldAction(_Strict):
     """One reference tool call; replaying all of them on the initial state yields the expected state.
+
+    Most are the agent's; in a dual-control task some are the customer's (`actor: user`), made with the
+    user tools on their own side, so the expected state may need a change only the customer can make.
 
     Spelt as OpenAI spells a call, `{name, arguments}`, like `/v1/score`, the reference conversation and
     OpenEnv's step, so a task's gold pastes into any of them. The old spelling `{tool, args}` still loads,
@@ -47,6 +122,19 @@ class GoldAction(_Strict):
     arguments: dict[str, Any] = Field(
         default_factory=dict, description="The tool's arguments.", examples=[{"booking_id": "BK-70412"}]
     )
+    actor: Actor = Field(
+        default="agent",
+        description="Who makes the call: `agent` (an agent tool), or `user` (a user tool the customer runs "
+        "on their own side, as their script line says, in a dual-control task).",
+    )
+
+    @model_serializer(mode="wrap")
+    def _agent_is_implicit(self, handler: SerializerFunctionWrapHandler) -> Any:
+        """An agent's call dumps without `actor`, as before actors existed (same files, same hashes)."""
+        data = handler(self)
+        if isinstance(data, dict) and self.actor == "agent":
+            data.pop("actor", None)
+        return data
 
     @model_validator(mode="before")
     @classmethod

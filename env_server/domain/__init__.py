@@ -3,7 +3,9 @@
 A domain package imports only from here (and SQLAlchemy/pydantic); see `env_server/domains/hotel` for the
 model to follow. Besides tables, tools and views, it holds the scenario kit a domain's families build
 generated tasks with: `ScenarioPatch` for the rows, `call` and `user_spec` for the typed gold actions and
-user, a `Caller` for the customer, the money and date wording, and the identity rule of write tools.
+user, a `Caller` for the customer, the money and date wording, and the identity rule of write tools. A
+dual-control domain also declares its customer's side (`Domain.user_tools`, `Domain.user_tables`, `Side`,
+`user_call`): see `_user_side`.
 """
 
 from env_server.domain._caller import Caller
@@ -16,12 +18,13 @@ from env_server.domain._family import (
     ScenarioPatch,
     ScenarioUnavailable,
 )
-from env_server.domain._gold import call, reply, user_spec
+from env_server.domain._gold import call, reply, user_call, user_spec
 from env_server.domain._identity import is_verified
 from env_server.domain._ids import FIRST_GENERATED_ID
 from env_server.domain._schema import allowed_values, one_of
 from env_server.domain._tables import IdentityVerificationTable, named_metadata
 from env_server.domain._tool import Tool, ToolKind, tool
+from env_server.domain._user_side import Side
 from env_server.domain._view import RowView
 from env_server.domain._wording import (
     day_month,
@@ -32,7 +35,7 @@ from env_server.domain._wording import (
     month_day_year,
     whole_dollars,
 )
-from shared.tasks import GoldAction, ReferenceReply, UserSpec
+from shared.tasks import GoldAction, ReferenceReply, ScriptLine, UserAction, UserSpec
 
 __all__ = [
     "FIRST_GENERATED_ID",
@@ -48,10 +51,13 @@ __all__ = [
     "ScenarioFamily",
     "ScenarioPatch",
     "ScenarioUnavailable",
+    "ScriptLine",
+    "Side",
     "Tool",
     "ToolContext",
     "ToolError",
     "ToolKind",
+    "UserAction",
     "UserSpec",
     "allowed_values",
     "call",
@@ -68,6 +74,7 @@ __all__ = [
     "one_of",
     "reply",
     "tool",
+    "user_call",
     "user_spec",
     "volatile",
     "whole_dollars",

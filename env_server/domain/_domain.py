@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -18,6 +19,7 @@ from env_server.domain._conduct import Conduct
 from env_server.domain._family import ScenarioFamily
 from env_server.domain._fingerprint import SeedFn, fingerprint
 from env_server.domain._tool import Tool
+from env_server.domain._user_side import Side, check_user_side, side_of
 from env_server.errors import TaskInvalidError
 from shared.tasks import GoldAction, Task
 
@@ -39,6 +41,8 @@ class DomainFields(_RequiredDomainFields, total=False):
     canary_action: GoldAction | None
     families: Sequence[ScenarioFamily]
     conduct: Conduct
+    user_tools: Sequence[Tool]
+    user_tables: frozenset[str]
 
 
 @dataclass(frozen=True, eq=False)
@@ -62,6 +66,10 @@ class Domain:
         families: scenario families for `groundstate tasks generate` (see `env_server.generation`).
         conduct: what the policy demands before a write (identity, an explicit yes); task validation
             holds every script to it.
+        user_tools: tools only the simulated customer may call, on their own side (restart a router,
+            toggle airplane mode); never listed to the agent nor callable by it (`_user_side`).
+        user_tables: the tables on the customer's side (their device, app, home equipment); a diff labels
+            each change with its side.
     """
 
     name: str
@@ -77,6 +85,8 @@ class Domain:
     canary_action: GoldAction | None = None
     families: Sequence[ScenarioFamily] = ()
     conduct: Conduct = field(default_factory=Conduct)
+    user_tools: Sequence[Tool] = ()
+    user_tables: frozenset[str] = frozenset()
 
     def __post_init__(self) -> None:
         names = [t.name for t in self.tools]
@@ -85,11 +95,21 @@ class Domain:
         unknown = set(self.volatile_columns) - set(self.metadata.tables)
         if unknown:
             raise ValueError(f"domain {self.name}: volatile_columns names unknown tables {sorted(unknown)}")
+        check_user_side(self.name, self.tools, self.user_tools, self.user_tables, self.metadata.tables)
 
     @cached_property
     def tools_by_name(self) -> dict[str, Tool]:
         """Tools keyed by name, for dispatch."""
         return {t.name: t for t in self.tools}
+
+    @cached_property
+    def user_tools_by_name(self) -> dict[str, Tool]:
+        """The customer's tools keyed by name, for the simulated user's calls."""
+        return {t.name: t for t in self.user_tools}
+
+    def side_of(self, table: str) -> Side:
+        """Whether `table` is on the agent's side or the customer's."""
+        return side_of(table, self.user_tables)
 
     @cached_property
     def fingerprint(self) -> str:
@@ -124,12 +144,34 @@ def load_task_text(text: str, *, source: str) -> Task:
     except yaml.YAMLError as exc:
         raise TaskInvalidError(f"{source}: not valid YAML: {exc}") from exc
     except ValidationError as exc:
-        first = exc.errors()[0]
-        loc = ".".join(str(p) for p in first["loc"])
-        raise TaskInvalidError(f"{source}: field '{loc}': {first['msg']}", field=loc) from exc
+        loc, msg = _first_error(exc)
+        raise TaskInvalidError(f"{source}: field '{loc}': {msg}", field=loc) from exc
     if source.endswith(".yaml") and source.rsplit("/", 1)[-1] != f"{task.id}.yaml":
         raise TaskInvalidError(f"{source}: file name must be the task id ({task.id}.yaml)", field="id")
     return task
+
+
+#: The member tags pydantic puts in the location of a union's errors: a script line is `str | ScriptLine`.
+#: A model member with a validator is tagged like `function-after[_told_only_to_act(), ScriptLine]`.
+_UNION_MEMBER = re.compile(r"^(str|ScriptLine|function-[a-z-]+\[.*\])$")
+
+
+def _first_error(exc: ValidationError) -> tuple[str, str]:
+    """The location and message of the error to report first.
+
+    A value matching no member of a union fails once per member; of those, the one that says what is wrong
+    with the value ("actions.0.name: Field required") beats "Input should be a valid string", and the
+    member tags leave the location (`user.script.1.actions.0.name`).
+    """
+    errors = exc.errors()
+    first = errors[0]
+    tagged = [i for i, p in enumerate(first["loc"]) if _UNION_MEMBER.match(str(p))]
+    if tagged:
+        prefix = first["loc"][: tagged[0]]
+        same = [e for e in errors if e["loc"][: len(prefix)] == prefix]
+        first = next((e for e in same if not e["type"].endswith("_type")), first)
+    loc = ".".join(str(p) for p in first["loc"] if not _UNION_MEMBER.match(str(p)))
+    return loc, first["msg"]
 
 
 def collect_tools(*modules: ModuleType) -> list[Tool]:

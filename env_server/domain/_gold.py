@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
-from shared.tasks import GoldAction, ReferenceReply, UserSpec
+from shared.tasks import GoldAction, ReferenceReply, ScriptLine, UserSpec
 
 
 def call(name: str, /, **arguments: Any) -> GoldAction:
@@ -15,10 +16,18 @@ def call(name: str, /, **arguments: Any) -> GoldAction:
     return GoldAction(name=name, arguments=arguments)
 
 
+def user_call(name: str, /, **arguments: Any) -> GoldAction:
+    """One reference call the customer makes on their own side (a user tool), e.g. restarting a router.
+
+    The task's script makes the same call on the line where the customer does it (`ScriptLine.actions`).
+    """
+    return GoldAction(name=name, arguments=arguments, actor="user")
+
+
 def user_spec(
     persona: str,
     goal: str,
-    script: list[str],
+    script: Sequence[str | ScriptLine],
     known: dict[str, Any] | None = None,
     *,
     unknown: list[str] | None = None,
@@ -29,7 +38,7 @@ def user_spec(
     Args:
         persona: who the user is and how they talk (a `Caller.persona` line).
         goal: what the user wants out of the conversation.
-        script: the scripted user's lines; the first opens the conversation.
+        script: the scripted user's lines; the first opens the conversation. A `ScriptLine` also acts.
         known: facts the user can give when asked (`known_info`), e.g. a `Caller.known()`.
         unknown: facts the user does not know.
         instructions: how the user behaves (what to accept, what to refuse).
@@ -40,7 +49,7 @@ def user_spec(
         known_info=known or {},
         unknown_info=unknown or [],
         instructions=instructions,
-        script=script,
+        script=list(script),
     )
 
 

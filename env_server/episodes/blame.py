@@ -28,6 +28,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
 
 from env_server.domain import Domain
 from env_server.episodes.log import EpisodeLog
@@ -39,9 +41,9 @@ from env_server.scoring.trajectory import Message, Step, Trajectory
 from env_server.store.events import ConversationEndEvent, UserMessageEvent
 from env_server.users.base import TranscriptMessage
 from env_server.users.scripted import ScriptedUser
-from shared.models import BlameResult, ScoreResult, ToolCallSpec, WireModel
+from shared.models import BlameResult, ScoreResult, ToolCallResult, ToolCallSpec, WireModel
 from shared.results import TrialResult
-from shared.tasks import Task
+from shared.tasks import GoldAction, Task
 
 #: A simulated customer speaking as the assistant or as a model has broken its persona.
 _STAFF = r"(?:ai|(?:customer service |support )?(?:assistant|agent|representative))"
@@ -136,9 +138,11 @@ def _scripted_counterfactual(
     and where the conversation ends differ.
     """
     user = ScriptedUser()
+    side = _CustomerCalls()
     opening = user.opening(task).content
     steps: list[Step] = [Message("user", opening)]
     heard = [TranscriptMessage("user", opening)]
+    replayed: list[ToolCallSpec | GoldAction] = []  # the agent's calls and the scripted customer's, in order
     done = False
     for step in log.trajectory().steps:
         if isinstance(step, Message) and step.role == "user":
@@ -148,23 +152,46 @@ def _scripted_counterfactual(
                 break  # the scripted user had ended the conversation: the agent could say no more
             steps.append(step)
             heard.append(TranscriptMessage("assistant", step.content))
-            turn = user.reply(task, heard, 0)
+            turn = user.reply(task, heard, 0, side=side)
+            replayed += side.taken()
             done = turn.done
             if not done:
                 steps.append(Message("user", turn.content))
                 heard.append(TranscriptMessage("user", turn.content))
         else:
             steps.append(step)
+            if step.ran:
+                replayed.append(ToolCallSpec(name=step.name, arguments=dict(step.arguments)))
     trajectory = Trajectory.of(steps)
-    specs = [ToolCallSpec(name=c.name, arguments=dict(c.arguments)) for c in trajectory.calls() if c.ran]
-    _, actual = service.scorer.replay(task, domain, specs)
+    _, actual = service.scorer.replay(task, domain, replayed)
     return service.scorer.score(task, domain, actual, trajectory, submitted_answer(trajectory.calls()))
+
+
+@dataclass
+class _CustomerCalls:
+    """The scripted customer's side in the counterfactual: its calls are noted, then replayed in order."""
+
+    calls: list[GoldAction] = field(default_factory=list)
+
+    def tools(self) -> list[dict[str, Any]]:
+        """None to offer: the scripted customer's script names each call."""
+        return []
+
+    def act(self, name: str, arguments: dict[str, Any]) -> ToolCallResult:
+        """Note the call; it runs when the counterfactual trajectory is replayed."""
+        self.calls.append(GoldAction(name=name, arguments=arguments, actor="user"))
+        return ToolCallResult(name=name)
+
+    def taken(self) -> list[GoldAction]:
+        """The calls noted since the last time, oldest first."""
+        taken, self.calls = self.calls, []
+        return taken
 
 
 def _user_mistakes(log: EpisodeLog, score: ScoreResult, task: Task) -> tuple[list[str], str | None]:
     """The user's mistakes, and the one that explains the failure (None when none does)."""
     lines = [e.event for e in log.events if isinstance(e.event, UserMessageEvent)]
-    script = task.user.script
+    script = task.user.lines
     deviation = score.credit.first_deviation if score.credit else None
     missing = deviation is not None and deviation.kind == "missing"
     found: list[str] = []

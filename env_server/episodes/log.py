@@ -16,6 +16,7 @@ from env_server.store.events import (
     LoggedEvent,
     ToolCallEvent,
     UserMessageEvent,
+    UserToolCallEvent,
 )
 from env_server.users.base import TranscriptMessage
 
@@ -57,13 +58,21 @@ class EpisodeLog:
         """Every tool call, refused ones included."""
         return [e.event for e in self.events if isinstance(e.event, ToolCallEvent)]
 
-    def replayable_calls(self) -> list[tuple[int, ToolCallEvent]]:
-        """The calls that changed or read the sandbox (not refused), with their sequence numbers."""
+    def replayable_calls(self) -> list[tuple[int, ToolCallEvent | UserToolCallEvent]]:
+        """The calls that changed or read the sandbox (not refused), with their sequence numbers.
+
+        The customer's own calls (`UserToolCallEvent`, dual control) are among them, in their place: the
+        sandbox holds both sides.
+        """
         return [
             (e.seq, e.event)
             for e in self.events
-            if isinstance(e.event, ToolCallEvent) and e.event.error is None
+            if isinstance(e.event, ToolCallEvent | UserToolCallEvent) and e.event.error is None
         ]
+
+    def user_calls(self) -> list[UserToolCallEvent]:
+        """The customer's own tool calls (dual control), refused ones included."""
+        return [e.event for e in self.events if isinstance(e.event, UserToolCallEvent)]
 
     def writes_since_user(self, domain: Domain) -> int:
         """Successful write calls since the user's last message (for the premature-stop guard)."""

@@ -12,12 +12,13 @@ import uuid
 import weakref
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager, suppress
-from typing import Any
+from typing import Any, Literal
 
 from env_server.domain import Domain
 from env_server.domain.registry import DomainRegistry
 from env_server.episodes.live import LiveSandboxes
 from env_server.episodes.log import EpisodeLog
+from env_server.episodes.user_side import EpisodeUserSide
 from env_server.errors import (
     BackendError,
     ConversationOverError,
@@ -27,7 +28,7 @@ from env_server.errors import (
     InvalidRequestError,
     UnknownEpisodeError,
 )
-from env_server.execution import episode_tools, find_tool, run_tool
+from env_server.execution import episode_tools, find_tool, run_tool, user_tools
 from env_server.sandbox import Sandbox, SandboxEngine, template_of
 from env_server.scoring.diff import listed
 from env_server.scoring.scorer import Scorer, submitted_answer
@@ -40,6 +41,7 @@ from env_server.store.events import (
     RejectedToolCallEvent,
     ToolCallEvent,
     UserMessageEvent,
+    UserToolCallEvent,
 )
 from env_server.users.base import SimulatedUser
 from shared.models import (
@@ -55,7 +57,7 @@ from shared.models import (
     TrajectoryScore,
     UserReply,
 )
-from shared.tasks import Task
+from shared.tasks import GoldAction, Task
 
 
 class EpisodeService:
@@ -201,9 +203,21 @@ class EpisodeService:
             self.store.append_event(episode_id, AssistantMessageEvent(content=request.content))
             log = EpisodeLog(self.store.events(episode_id))
             user = self._user(record.user_kind)
+            domain = self.registry.domain(task.domain)
             try:
-                writes = log.writes_since_user(self.registry.domain(task.domain))
-                turn = user.reply(task, log.transcript(), writes, record.seed)
+                writes = log.writes_since_user(domain)
+                # dual control: the customer may act on their side as they answer (a script that acts in a
+                # domain without user tools gets its calls refused and recorded, never a crash)
+                if domain.user_tools or task.user.user_actions():
+                    side = EpisodeUserSide(
+                        episode_id,
+                        user_tools(domain),
+                        self.store,
+                        lambda: self._sandbox(record, task, domain),
+                    )
+                    turn = user.reply(task, log.transcript(), writes, record.seed, side=side)
+                else:  # a user written before dual control need not take a side
+                    turn = user.reply(task, log.transcript(), writes, record.seed)
             except BackendError as exc:
                 self._fail(episode_id, exc)
                 raise
@@ -249,7 +263,7 @@ class EpisodeService:
                 diff, changed = score.diff, score.changes
             else:
                 actual = self.scorer.actual(self._sandbox(record, task, domain), domain)
-                diff, changed = self.scorer.diff(task, domain, actual), listed(actual)
+                diff, changed = self.scorer.diff(task, domain, actual), listed(actual, domain.user_tables)
             return EpisodeInfo(
                 episode_id=record.id,
                 task_id=record.task_id,
@@ -274,14 +288,40 @@ class EpisodeService:
 
         Calls carried by the assistant messages (OpenAI `tool_calls`) keep their place in the conversation;
         calls given as the separate `tool_calls` list have none, and are read as made before every message.
+
+        In a dual-control task the customer's own calls run too, as the scripted user makes them: where the
+        transcript's k-th user message is the script's line k and that line acts, its calls run right there
+        (after every agent call, for the unordered form). A transcript can give the customer no other call.
         """
         task = self.registry.task(request.task_id)
         domain = self.registry.domain(task.domain)
         specs = request.calls()
+        replayed: list[ToolCallSpec | GoldAction] = []
+        heard = 0
+        for m in request.messages:
+            if m.role == "user":
+                if heard < len(task.user.script) and m.content == task.user.lines[heard]:
+                    replayed += [
+                        GoldAction(name=a.name, arguments=a.arguments, actor="user")
+                        for a in task.user.actions_at(heard)
+                    ]
+                heard += 1
+            if not request.tool_calls:  # the calls of this turn, as `request.calls()` reads them
+                replayed += [
+                    ToolCallSpec(name=c.function.name, arguments=c.function.arguments)
+                    for c in m.tool_calls or ()
+                ]
+        if request.tool_calls:
+            replayed = [*specs, *replayed]
         try:
-            results, actual = self.scorer.replay(task, domain, specs)
+            everything, actual = self.scorer.replay(task, domain, replayed)
         except BackendError as exc:
             return TrajectoryScore(status="backend_error", reward=None, error=exc.message)
+        results = [
+            r
+            for r, c in zip(everything, replayed, strict=True)
+            if not (isinstance(c, GoldAction) and c.actor == "user")
+        ]
         calls = iter(
             Call(spec.name, spec.arguments, result.output, result.error)
             for spec, result in zip(specs, results, strict=True)
@@ -323,17 +363,23 @@ class EpisodeService:
         domain = self.registry.domain(task.domain)
         if record.backend_error:
             return ScoreResult(status="backend_error", reward=None, error=record.backend_error), []
-        trajectory = EpisodeLog(self.store.events(episode_id)).trajectory()
-        ran = [(i, c) for i, c in enumerate(trajectory.calls()) if c.ran]
-        specs = [ToolCallSpec(name=c.name, arguments=dict(c.arguments)) for _, c in ran]
+        log = EpisodeLog(self.store.events(episode_id))
+        trajectory = log.trajectory()
+        ran = log.replayable_calls()  # the agent's and the customer's, in order
+        specs = [GoldAction(name=c.name, arguments=dict(c.arguments), actor=_actor(c)) for _, c in ran]
         try:
             results, actual = self.scorer.replay(task, domain, specs)
         except BackendError as exc:
             return ScoreResult(status="backend_error", reward=None, error=exc.message), []
+        # a call's number among all the agent's calls (refused ones too), as `trajectory.calls()` counts them
+        agent_index = {
+            e.seq: i for i, e in enumerate(e for e in log.events if isinstance(e.event, ToolCallEvent))
+        }
         notes = [
-            f"call {i} ({c.name}) now gives "
+            (f"call {agent_index[seq]}" if _actor(c) == "agent" else "the customer's call")
+            + f" ({c.name}) now gives "
             + (f"the refusal '{r.error}'" if r.error else f"{r.output!r} (it gave {c.output!r})")
-            for (i, c), r in zip(ran, results, strict=True)
+            for (seq, c), r in zip(ran, results, strict=True)
             if r.error is not None or r.output != c.output
         ]
         answer = submitted_answer(trajectory.calls())
@@ -422,9 +468,9 @@ class EpisodeService:
         events = self.store.events(record.id, after=sandbox.applied_seq)
         if not events:
             return
-        tools = episode_tools(task, domain)
+        tools = {"agent": episode_tools(task, domain), "user": user_tools(domain)}
         for seq, call in EpisodeLog(events).replayable_calls():
-            replayed = run_tool(sandbox, tools, call.name, call.arguments)
+            replayed = run_tool(sandbox, tools[_actor(call)], call.name, call.arguments)
             if replayed.output != call.output:
                 sandbox.dispose()
                 self._live.pop(record.id)
@@ -466,3 +512,8 @@ class EpisodeService:
             with suppress(BackendError):
                 result.credit = self.scorer.credit(task, domain, trajectory, result)
         return result
+
+
+def _actor(call: ToolCallEvent | UserToolCallEvent) -> Literal["agent", "user"]:
+    """Whose recorded call this is: the customer's own (a user tool) or the agent's."""
+    return "user" if isinstance(call, UserToolCallEvent) else "agent"

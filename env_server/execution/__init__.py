@@ -5,7 +5,15 @@ It sits on the sandbox (storage) and under scoring and episodes, which both run 
 
 from env_server.execution.calls import run_tool
 from env_server.execution.readonly import readonly_query
-from env_server.execution.selection import episode_tools, find_tool
+from env_server.execution.selection import episode_tools, find_tool, tools_of, user_tools
 from env_server.execution.sql_guard import check_select
 
-__all__ = ["check_select", "episode_tools", "find_tool", "readonly_query", "run_tool"]
+__all__ = [
+    "check_select",
+    "episode_tools",
+    "find_tool",
+    "readonly_query",
+    "run_tool",
+    "tools_of",
+    "user_tools",
+]

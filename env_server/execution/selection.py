@@ -1,11 +1,15 @@
-"""Which tools an episode has: the domain's, plus SQL and an answer tool for analytics tasks."""
+"""Which tools an episode has: the agent's, and the customer's (which the agent never gets).
+
+The agent's are the domain's tools, plus SQL and an answer tool for analytics tasks; the customer's are the
+domain's user tools (dual control).
+"""
 
 from __future__ import annotations
 
 from env_server.analytics import ANALYTICS_TOOLS
 from env_server.domain import Domain, Tool
 from env_server.errors import UnknownToolError
-from shared.tasks import Task
+from shared.tasks import Actor, Task
 
 
 def episode_tools(task: Task, domain: Domain) -> dict[str, Tool]:
@@ -14,6 +18,16 @@ def episode_tools(task: Task, domain: Domain) -> dict[str, Tool]:
     if task.kind == "analytics":
         tools.update({t.name: t for t in ANALYTICS_TOOLS})
     return tools
+
+
+def user_tools(domain: Domain) -> dict[str, Tool]:
+    """The tools the simulated customer may call on their own side; disjoint from the agent's."""
+    return dict(domain.user_tools_by_name)
+
+
+def tools_of(actor: Actor, task: Task, domain: Domain) -> dict[str, Tool]:
+    """The tools `actor` may call in an episode of `task`: a call is looked up only among its own."""
+    return user_tools(domain) if actor == "user" else episode_tools(task, domain)
 
 
 def find_tool(tools: dict[str, Tool], name: str, domain: str) -> Tool:

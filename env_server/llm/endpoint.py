@@ -1,8 +1,8 @@
 """An OpenAI-compatible chat endpoint (vLLM, OpenAI, llama.cpp, ...) with retries, for the user and judge.
 
 `LLMEndpoint` is the configuration (built from `GROUNDSTATE_USER_*` / `GROUNDSTATE_JUDGE_*` settings);
-`ChatEndpoint` sends one chat completion through the official `openai` client and turns every failure into
-`BackendError`:
+`ChatEndpoint` sends one chat completion (`complete`, or `complete_turn` with OpenAI tool calling) through
+the official `openai` client and turns every failure into `BackendError`:
 
 - connection errors, timeouts, 408/409/429 and 5xx answers are retried with exponential backoff;
 - an answer the caller's `parse` function rejects (`MalformedOutput`) is retried the same way;
@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
 import openai
@@ -55,6 +56,19 @@ class LLMEndpoint(BaseModel):
 
 class MalformedOutput(ValueError):
     """Raised by a `parse` function when the model's text cannot be used; the request is retried."""
+
+
+class _Blank(MalformedOutput):
+    """The reply had no text where text was required (retried, reported as an empty reply)."""
+
+
+@dataclass(frozen=True)
+class ModelToolCall:
+    """A tool call the model made, as it wrote it: `arguments` is raw JSON text, not yet parsed."""
+
+    id: str
+    name: str
+    arguments: str
 
 
 class RequestRejected(BackendError):
@@ -106,8 +120,57 @@ class ChatEndpoint:
             RequestRejected: the endpoint answered 4xx (other than 408/409/429); not retried.
             BackendError: every attempt failed (connection, timeout, 5xx, malformed output).
         """
+        request = self._request(messages, temperature, seed)
+        if response_format is not None:
+            request["response_format"] = response_format
+
+        def read(message: Any) -> T:
+            text = message.content
+            if not text or not text.strip():
+                raise _Blank("the model returned an empty reply")
+            return parse(text)
+
+        return self._ask(request, read)
+
+    def complete_turn(
+        self,
+        messages: Sequence[dict[str, Any]],
+        tools: Sequence[dict[str, Any]],
+        parse: Callable[[str, list[ModelToolCall]], T],
+        *,
+        seed: int | None = None,
+    ) -> T:
+        """One chat completion that may call `tools` (OpenAI tool calling), parsed; retried like `complete`.
+
+        Args:
+            messages: OpenAI chat messages, tool calls and tool results included.
+            tools: OpenAI `tools` entries; empty sends none (the model must answer in words).
+            parse: turns the reply's text ("" when it has none) and tool calls into the caller's value, or
+                raises `MalformedOutput` (a blank reply without calls, say).
+            seed: overrides the endpoint's sampling seed.
+
+        Raises:
+            RequestRejected: the endpoint answered 4xx (other than 408/409/429); not retried.
+            BackendError: every attempt failed (connection, timeout, 5xx, malformed output).
+        """
+        request = self._request(messages, None, seed)
+        if tools:
+            request["tools"] = list(tools)
+
+        def read(message: Any) -> T:
+            calls = [
+                ModelToolCall(id=c.id, name=c.function.name, arguments=c.function.arguments or "")
+                for c in message.tool_calls or ()
+                if getattr(c, "function", None) is not None
+            ]
+            return parse(message.content or "", calls)
+
+        return self._ask(request, read)
+
+    def _request(
+        self, messages: Sequence[dict[str, Any]], temperature: float | None, seed: int | None
+    ) -> dict[str, Any]:
         ep = self.endpoint
-        attempts = ep.max_retries + 1
         request: dict[str, Any] = {
             "model": ep.model,
             "messages": list(messages),
@@ -116,8 +179,12 @@ class ChatEndpoint:
         }
         if seed is not None or ep.seed is not None:
             request["seed"] = seed if seed is not None else ep.seed
-        if response_format is not None:
-            request["response_format"] = response_format
+        return request
+
+    def _ask(self, request: dict[str, Any], read: Callable[[Any], T]) -> T:
+        """Send `request` until `read` accepts the reply's message; every failure retried, then raised."""
+        ep = self.endpoint
+        attempts = ep.max_retries + 1
         cause = ""
         for attempt in range(attempts):
             if attempt:
@@ -135,17 +202,16 @@ class ChatEndpoint:
                 cause = f"{type(exc).__name__}: {_short(detail)}"
                 continue
             try:
-                text = response.choices[0].message.content
+                message = response.choices[0].message
             except (AttributeError, IndexError, TypeError):
                 cause = f"not a chat completion: {_short(str(response))!r}"
                 continue
-            if not text or not text.strip():
-                cause = "the model returned an empty reply"
-                continue
             try:
-                return parse(text)
+                return read(message)
+            except _Blank as exc:
+                cause = str(exc)
             except MalformedOutput as exc:
-                cause = f"malformed reply ({exc}): {_short(text)!r}"
+                cause = f"malformed reply ({exc}): {_short(message.content or '')!r}"
         raise BackendError(self._failure(cause, attempts))
 
     def close(self) -> None:

@@ -258,9 +258,10 @@ def _first_deviation(
     missing = next((e for e in diff if e.kind == "missing"), None)
     if missing is not None:
         where = f"{missing.table} {missing.key}" + (f".{missing.column}" if missing.column else "")
+        side = " (on the customer's side: only the customer can make it)" if missing.side == "user" else ""
         return Deviation(
             kind="missing",
-            reason=f"the episode ended without an expected change: {where} -> {missing.expected!r}",
+            reason=f"the episode ended without an expected change: {where} -> {missing.expected!r}{side}",
         )
     failed = next((c for c in checks if not c.passed), None)
     if failed is None:

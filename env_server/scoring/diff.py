@@ -2,18 +2,19 @@
 
 Both the agent's outcome and the expected outcome are diffs against the task's initial state. Updated rows
 compare column by column; added rows carry no stable key (generated IDs differ between trajectories) and are
-matched by content as a multiset.
+matched by content as a multiset. Each entry names the side its table is on (the agent's, or the customer's
+own tables in a dual-control domain).
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from env_server.sandbox.snapshot import ChangedRows, Key, Row, Snapshot
-from shared.models import DiffEntry, StateChange
+from shared.models import DiffEntry, Side, StateChange
 
 NEW_ROW = "(new row)"
 
@@ -94,30 +95,44 @@ def without_columns(state: StateChanges, columns: Iterable[str]) -> StateChanges
     return result
 
 
-def listed(state: StateChanges) -> list[StateChange]:
-    """The changes one by one, as people read them: per table, updated cells, removed rows, added rows."""
+def listed(state: StateChanges, user_tables: Collection[str] = frozenset()) -> list[StateChange]:
+    """The changes one by one, as people read them: per table, updated cells, removed rows, added rows.
+
+    A change to one of `user_tables` (the customer's side) is labelled `side="user"`.
+    """
     out: list[StateChange] = []
     for table in sorted(state):
         diff = state[table]
+        side: Side = "user" if table in user_tables else "agent"
         for key in sorted(diff.updated, key=key_text):
             for column, (before, after) in sorted(diff.updated[key].items()):
                 out.append(
-                    StateChange(table=table, key=key_text(key), column=column, before=before, after=after)
+                    StateChange(
+                        table=table, key=key_text(key), column=column, before=before, after=after, side=side
+                    )
                 )
         for key in sorted(diff.removed, key=key_text):
-            out.append(StateChange(table=table, key=key_text(key), before=diff.removed[key]))
-        out += [StateChange(table=table, key=NEW_ROW, after=row) for row in diff.added]
+            out.append(StateChange(table=table, key=key_text(key), before=diff.removed[key], side=side))
+        out += [StateChange(table=table, key=NEW_ROW, after=row, side=side) for row in diff.added]
     return out
 
 
-def compare(expected: StateChanges, actual: StateChanges) -> list[DiffEntry]:
-    """Every way `actual` departs from `expected`; empty iff they are equal."""
+def compare(
+    expected: StateChanges, actual: StateChanges, user_tables: Collection[str] = frozenset()
+) -> list[DiffEntry]:
+    """Every way `actual` departs from `expected`; empty iff they are equal.
+
+    An entry on one of `user_tables` (the customer's side) is labelled `side="user"`.
+    """
     entries: list[DiffEntry] = []
     for table in sorted(set(expected) | set(actual)):
         exp, act = expected.get(table, TableChanges()), actual.get(table, TableChanges())
-        entries += _compare_updated(table, exp, act)
-        entries += _compare_removed(table, exp, act)
-        entries += _compare_added(table, exp.added, act.added)
+        found = _compare_updated(table, exp, act)
+        found += _compare_removed(table, exp, act)
+        found += _compare_added(table, exp.added, act.added)
+        if table in user_tables:
+            found = [e.model_copy(update={"side": "user"}) for e in found]
+        entries += found
     return entries
 
 
@@ -131,7 +146,7 @@ def _compare_updated(table: str, exp: TableChanges, act: TableChanges) -> list[D
     for key in sorted(set(exp.updated) | set(act.updated), key=key_text):
         e_cols, a_cols = exp.updated.get(key, {}), act.updated.get(key, {})
         for col in sorted(set(e_cols) | set(a_cols)):
-            common = {"table": table, "key": key_text(key), "column": col}
+            common: dict[str, Any] = {"table": table, "key": key_text(key), "column": col}
             if col in e_cols and col in a_cols:
                 if e_cols[col][1] != a_cols[col][1]:
                     entries.append(

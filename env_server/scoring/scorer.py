@@ -11,7 +11,7 @@ from env_server.analytics import answer_matches
 from env_server.analytics.answers import Rows
 from env_server.domain import Domain, ToolError
 from env_server.errors import BackendError, GroundstateError, TaskInvalidError
-from env_server.execution import episode_tools, readonly_query, run_tool
+from env_server.execution import readonly_query, run_tool, tools_of
 from env_server.sandbox import Sandbox, SandboxEngine, template_of
 from env_server.sandbox.snapshot import ChangedRows
 from env_server.scoring.communicate import Conversation
@@ -30,7 +30,7 @@ from shared.models import (
     ToolCallResult,
     ToolCallSpec,
 )
-from shared.tasks import Task
+from shared.tasks import GoldAction, Task
 
 #: The version of the scoring rules, recorded in every score's grading version. Bump it whenever a change
 #: here or in the checks (diff, communicate, consent, answers) could give a stored trajectory another
@@ -77,9 +77,7 @@ class Scorer:
             hit = self._expected.get(key)
             if hit is not None and _same(hit[0], task):
                 return hit[1]
-        results, final = self.replay(
-            task, domain, [ToolCallSpec(name=a.name, arguments=a.arguments) for a in task.gold_actions]
-        )
+        results, final = self.replay(task, domain, task.gold_actions)
         failed = [r for r in results if r.error is not None]
         if failed:
             raise TaskInvalidError(
@@ -91,19 +89,25 @@ class Scorer:
         return final
 
     def replay(
-        self, task: Task, domain: Domain, calls: Sequence[ToolCallSpec]
+        self, task: Task, domain: Domain, calls: Sequence[ToolCallSpec | GoldAction]
     ) -> tuple[list[ToolCallResult], StateChanges]:
-        """Run `calls` on a fresh sandbox of the task; calls that cannot run count as agent errors."""
+        """Run `calls` on a fresh sandbox of the task; calls that cannot run count as their maker's errors.
+
+        A `ToolCallSpec` is the agent's; a `GoldAction` is its `actor`'s, so a task's gold and a
+        conversation's customer-side calls (`actor: user`, the domain's user tools) replay in the same
+        sandbox, in order, as they happened.
+        """
         if not calls:  # nothing to run: nothing changed (and no sandbox to build)
             return [], {}
         template = template_of(task, domain)
-        tools = episode_tools(task, domain)
+        tools = {actor: tools_of(actor, task, domain) for actor in ("agent", "user")}
         sandbox = self.sandboxes.create(uuid.uuid4().hex, template)
         try:
             results = []
             for call in calls:
+                actor = call.actor if isinstance(call, GoldAction) else "agent"
                 try:
-                    results.append(run_tool(sandbox, tools, call.name, call.arguments))
+                    results.append(run_tool(sandbox, tools[actor], call.name, call.arguments))
                 except BackendError:
                     raise
                 except GroundstateError as exc:  # unknown tool, invalid arguments: the agent's mistake
@@ -145,7 +149,9 @@ class Scorer:
         """The agent's changes against the expected ones; the task's `ignore_columns` drop out of both."""
         ignored = task.ignore_columns
         return compare(
-            without_columns(self.expected(task, domain), ignored), without_columns(actual, ignored)
+            without_columns(self.expected(task, domain), ignored),
+            without_columns(actual, ignored),
+            domain.user_tables,
         )
 
     def grading(self, task: Task, domain: Domain) -> GradingVersion:
@@ -180,7 +186,7 @@ class Scorer:
         For analytics tasks, `answer` (the rows of the last `submit_answer` call, or None) must also match
         the gold SQL's result.
         """
-        entries, changed = self.diff(task, domain, actual), listed(actual)
+        entries, changed = self.diff(task, domain, actual), listed(actual, domain.user_tables)
         checks = [Check(name="state", passed=not entries, detail=_summary(entries))]
         if task.kind == "analytics":
             checks.append(self._answer_check(task, domain, answer))
@@ -250,7 +256,7 @@ class Scorer:
         and refused calls change nothing and are not replayed.
         """
         calls = trajectory.calls()
-        tools = episode_tools(task, domain)
+        tools = tools_of("agent", task, domain)  # the agent's calls only: credit is the agent's
         template = template_of(task, domain)
         initial = self.sandboxes.initial_snapshot(template)
         writes = [

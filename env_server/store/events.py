@@ -90,6 +90,31 @@ class RejectedToolCallEvent(_Event):
         )
 
 
+class UserToolCallEvent(_Event):
+    """The simulated customer called one of the domain's user tools on their own side (dual control).
+
+    An environment event, like the customer's words: the agent never made it and never sees it (it hears
+    what the customer says about it). Replay runs it in order with the agent's calls, so a rebuilt sandbox
+    holds both sides. A call the tool refused or could not take (`error`) changed nothing.
+    """
+
+    kind: Literal["user_tool_call"] = "user_tool_call"
+    name: str
+    arguments: dict[str, Any]
+    output: Any = None
+    error: str | None = None
+
+    @classmethod
+    def of(cls, name: str, arguments: dict[str, Any], output: Any = None, error: str | None = None) -> Self:
+        """The event recording the customer's call (NUL characters, refused by PostgreSQL, escaped)."""
+        return cls(
+            name=_printable(name),
+            arguments=_printable(arguments),
+            output=output,
+            error=None if error is None else _printable(error),
+        )
+
+
 class ConversationEndEvent(_Event):
     """The conversation ended: the simulated user said its last (the end is an event, never a message)."""
 
@@ -120,6 +145,7 @@ Event = Annotated[
     | AssistantMessageEvent
     | ToolCallEvent
     | RejectedToolCallEvent
+    | UserToolCallEvent
     | ConversationEndEvent
     | BackendErrorEvent,
     Field(discriminator="kind"),

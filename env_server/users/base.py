@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal, Protocol
 
+from shared.models import ToolCallResult
 from shared.tasks import Task
 
 
@@ -37,6 +38,23 @@ class UserTurn:
         return "" if self.done and self.content.strip() == STOP_MARK else self.content
 
 
+class UserSide(Protocol):
+    """The customer's own side of an episode (dual control): the user tools, and a way to call them.
+
+    The episode service hands one to the user with each reply; each call runs in the episode's sandbox and
+    is recorded as a `user_tool_call` event. Validation's conversations hand one that writes the call down
+    in the trajectory instead, to replay it in order with the agent's calls.
+    """
+
+    def tools(self) -> list[dict[str, Any]]:
+        """The user tools as OpenAI `tools` entries (empty when the domain has none)."""
+        ...
+
+    def act(self, name: str, arguments: dict[str, Any]) -> ToolCallResult:
+        """Call user tool `name`; an unknown tool or bad arguments come back as the result's `error`."""
+        ...
+
+
 class SimulatedUser(ABC):
     """Plays the customer of a task. Stateless: everything it needs is the task and the transcript."""
 
@@ -58,9 +76,14 @@ class SimulatedUser(ABC):
 
     @abstractmethod
     def reply(
-        self, task: Task, transcript: list[TranscriptMessage], writes_this_turn: int, seed: int | None = None
+        self,
+        task: Task,
+        transcript: list[TranscriptMessage],
+        writes_this_turn: int,
+        seed: int | None = None,
+        side: UserSide | None = None,
     ) -> UserTurn:
-        """Answer the agent's last message (the last entry of `transcript`).
+        """Answer the agent's last message (the last entry of `transcript`), acting on `side` if need be.
 
         Args:
             task: the task being played.
@@ -68,4 +91,6 @@ class SimulatedUser(ABC):
             writes_this_turn: write tool calls the agent made since the user's previous message (lets an
                 LLM user refuse a premature stop while an announced write is still missing).
             seed: the episode's sampling seed (`StartEpisodeRequest.seed`); None keeps the user's default.
+            side: the customer's own side, where the user's tool calls run (None: a caller with no sandbox;
+                a user that must act then raises `RuntimeError`).
         """

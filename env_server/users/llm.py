@@ -6,14 +6,21 @@ One reply, step by step:
 2. Build the prompt from the task's persona, goal, known/unknown info and instructions, plus the
    transcript mirrored so the model speaks as the customer (`env_server.users.prompt`).
 3. Ask the endpoint (retries with backoff; any failure is a `BackendError`).
-4. A reply carrying the stop token ends the conversation, unless the agent's last message announced a
+4. In a dual-control task (the episode hands a `UserSide` with tools), the request carries the user tools
+   (`tools=[...]`); while the model calls them (at most `MAX_USER_CALLS` calls per reply), each call runs on
+   the customer's side, its result goes back to the model as a `tool` message, and the model is asked again.
+   The last request of a reply sends no tools, so the model ends in words.
+5. A reply carrying the stop token ends the conversation, unless the agent's last message announced a
    write it has not made this turn: then the user nudges the agent to go ahead instead.
 """
 
 from __future__ import annotations
 
-from env_server.llm.endpoint import ChatEndpoint, LLMEndpoint, MalformedOutput
-from env_server.users.base import SimulatedUser, TranscriptMessage, UserTurn
+import json
+from typing import Any
+
+from env_server.llm.endpoint import ChatEndpoint, LLMEndpoint, MalformedOutput, ModelToolCall
+from env_server.users.base import SimulatedUser, TranscriptMessage, UserSide, UserTurn
 from env_server.users.prompt import (
     NUDGE,
     PROMPT_VERSION,
@@ -22,7 +29,11 @@ from env_server.users.prompt import (
     parse_reply,
     premature_stop,
 )
+from shared.models import ToolCallResult
 from shared.tasks import Task
+
+#: The most user-tool calls one reply may make: a model looping on its tools still answers in words.
+MAX_USER_CALLS = 4
 
 
 class LLMUser(SimulatedUser):
@@ -64,15 +75,21 @@ class LLMUser(SimulatedUser):
         return UserTurn(content=content, done=False)
 
     def reply(
-        self, task: Task, transcript: list[TranscriptMessage], writes_this_turn: int, seed: int | None = None
+        self,
+        task: Task,
+        transcript: list[TranscriptMessage],
+        writes_this_turn: int,
+        seed: int | None = None,
+        side: UserSide | None = None,
     ) -> UserTurn:
-        """The customer's answer to the agent's last message.
+        """The customer's answer to the agent's last message, after any calls on its own side.
 
         Args:
             task: the task being played.
             transcript: the conversation so far, oldest first, ending with the agent's message.
             writes_this_turn: successful write tool calls since the user's previous message.
             seed: the episode's sampling seed; None uses the endpoint's configured seed.
+            side: the customer's side; when it has tools, the model may call them (see the module).
 
         Returns:
             The reply; `done` when the model stopped (and the stop was not premature) or the turn cap is
@@ -84,12 +101,47 @@ class LLMUser(SimulatedUser):
         said = sum(1 for m in transcript if m.role == "user")
         if said >= self.max_user_turns:
             return UserTurn(content=STOP_TOKEN, done=True)
-        content, stopped = self._chat.complete(build_messages(task.user, transcript), parse_reply, seed=seed)
+        tools = side.tools() if side is not None else []
+        messages = build_messages(task.user, transcript, acting=bool(tools))
+        if tools and side is not None:
+            content, stopped = self._act_then_speak(messages, tools, side, seed)
+        else:
+            content, stopped = self._chat.complete(messages, parse_reply, seed=seed)
         if stopped:
             last = transcript[-1].content if transcript and transcript[-1].role == "assistant" else ""
             if premature_stop(last, writes_this_turn):
                 return UserTurn(content=NUDGE, done=False)
         return UserTurn(content=content or STOP_TOKEN, done=stopped)
+
+    def _act_then_speak(
+        self, messages: list[dict[str, Any]], tools: list[dict[str, Any]], side: UserSide, seed: int | None
+    ) -> tuple[str, bool]:
+        """Let the model call its tools (each run on `side`, its result fed back) until it speaks."""
+        calls_made = 0
+        while True:
+            offered = tools if calls_made < MAX_USER_CALLS else []
+            text, calls = self._chat.complete_turn(messages, offered, _parse_turn, seed=seed)
+            if not calls:
+                return parse_reply(text)
+            calls = calls[: MAX_USER_CALLS - calls_made]
+            messages.append(
+                {
+                    "role": "assistant",
+                    "content": text or None,
+                    "tool_calls": [
+                        {
+                            "id": c.id,
+                            "type": "function",
+                            "function": {"name": c.name, "arguments": c.arguments},
+                        }
+                        for c in calls
+                    ],
+                }
+            )
+            for call in calls:
+                result = _run(side, call)
+                messages.append({"role": "tool", "tool_call_id": call.id, "content": _tool_message(result)})
+            calls_made += len(calls)
 
     def close(self) -> None:
         """Close the endpoint's HTTP connections."""
@@ -101,3 +153,31 @@ def _opening_text(text: str) -> str:
     if not content:
         raise MalformedOutput("the opening line was only a stop")
     return content
+
+
+def _parse_turn(text: str, calls: list[ModelToolCall]) -> tuple[str, list[ModelToolCall]]:
+    """A turn is tool calls (text optional) or words: a blank reply without calls is retried."""
+    if not calls:
+        parse_reply(text)  # raises MalformedOutput for a blank reply
+    return text, calls
+
+
+def _run(side: UserSide, call: ModelToolCall) -> ToolCallResult:
+    """Run the model's call on the customer's side; arguments that are not a JSON object are its error.
+
+    Such a call never reaches the side (nothing could run, nothing is recorded): the model reads the error
+    and may try again.
+    """
+    try:
+        arguments = json.loads(call.arguments) if call.arguments.strip() else {}
+    except json.JSONDecodeError:
+        arguments = None
+    if not isinstance(arguments, dict):
+        return ToolCallResult(name=call.name, error="the arguments are not a JSON object; nothing was done")
+    return side.act(call.name, arguments)
+
+
+def _tool_message(result: ToolCallResult) -> str:
+    """What the model reads back from its call: the output, or the error."""
+    body = {"error": result.error} if result.error is not None else {"output": result.output}
+    return json.dumps(body, ensure_ascii=False, default=str)

@@ -16,7 +16,7 @@ from env_server.llm.endpoint import MalformedOutput
 from env_server.users.base import STOP_MARK, TranscriptMessage
 from shared.tasks import UserSpec
 
-PROMPT_VERSION = "llm-user-v2"
+PROMPT_VERSION = "llm-user-v3"
 
 #: The user ends the conversation by writing this; it is stripped from the text the agent sees.
 STOP_TOKEN = STOP_MARK
@@ -52,11 +52,17 @@ Rules:
 - When the agent proposes a change you want and asks whether to go ahead, answer with an explicit "Yes, \
 please go ahead." If you do not want it, say no.
 - When your goal has been met, or the agent has clearly refused it and you accept that, or there is \
-nothing left to do, write {stop} at the end of your message. Do not write {stop} before then."""
+nothing left to do, write {stop} at the end of your message. Do not write {stop} before then.{acting}"""
+
+#: Added to the rules when the customer has tools on their own side (a dual-control task).
+_ACTING = """
+- You have tools that act on your own devices, apps and equipment. Use one only when the agent asks you \
+to do that very thing (restart, toggle, re-enter a setting), never on your own initiative; then tell the \
+agent in words what you did and what you see now."""
 
 
-def system_prompt(spec: UserSpec) -> str:
-    """The LLM user's instructions for one task's customer."""
+def system_prompt(spec: UserSpec, acting: bool = False) -> str:
+    """The LLM user's instructions for one task's customer; `acting`: it has user tools to call."""
     return _SYSTEM.format(
         persona=spec.persona,
         goal=spec.goal,
@@ -64,21 +70,25 @@ def system_prompt(spec: UserSpec) -> str:
         unknown=_bullets(spec.unknown_info),
         instructions=spec.instructions or "Be cooperative and answer the agent's questions.",
         stop=STOP_TOKEN,
+        acting=_ACTING if acting else "",
     )
 
 
-def build_messages(spec: UserSpec, transcript: Sequence[TranscriptMessage]) -> list[dict[str, str]]:
+def build_messages(
+    spec: UserSpec, transcript: Sequence[TranscriptMessage], acting: bool = False
+) -> list[dict[str, Any]]:
     """The chat the user model continues: its instructions, the greeting, then the mirrored transcript.
 
     Args:
         spec: the task's user section.
         transcript: the conversation as the user sees it, oldest first (empty for the opening line).
+        acting: the user has tools on its own side (the rules then say when to use them).
 
     Returns:
         OpenAI chat messages ending with an agent message, so the model writes the customer's next line.
     """
-    messages = [
-        {"role": "system", "content": system_prompt(spec)},
+    messages: list[dict[str, Any]] = [
+        {"role": "system", "content": system_prompt(spec, acting)},
         {"role": "user", "content": GREETING},
     ]
     for m in transcript:

@@ -1,12 +1,22 @@
-"""The deterministic scripted user: replays `task.user.script`, one line per agent message."""
+"""The deterministic scripted user: replays `task.user.script`, one line per agent message.
+
+A `{say, actions}` line of a dual-control task also acts: the user makes the line's user-tool calls on its
+side, in order, then says the line. It does not read their results: the script already says what happened.
+A line with `when_told` terms acts only when the agent's message it answers says them all (the agent asked
+for that very thing); otherwise the customer does nothing and asks what to do (`NOT_TOLD`), and the line
+is spent, as any line is once answered.
+"""
 
 from __future__ import annotations
 
-from env_server.users.base import STOP_MARK, SimulatedUser, TranscriptMessage, UserTurn
+from env_server.scoring.communicate import communicated
+from env_server.users.base import STOP_MARK, SimulatedUser, TranscriptMessage, UserSide, UserTurn
 from shared.tasks import Task
 
 #: What the scripted user says when its script has run out; the conversation is over.
 END_OF_SCRIPT = STOP_MARK
+#: What the customer says instead of an acting line whose `when_told` terms the agent did not say.
+NOT_TOLD = "Sorry, I'm not sure what you want me to do on my side. What exactly should I change?"
 
 
 class ScriptedUser(SimulatedUser):
@@ -16,14 +26,37 @@ class ScriptedUser(SimulatedUser):
     prompt_version = "scripted-v1"
 
     def opening(self, task: Task, seed: int | None = None) -> UserTurn:
-        """The script's first line."""
-        return UserTurn(content=task.user.script[0], done=False)
+        """The script's first line (it only talks: `UserSpec` refuses actions on it)."""
+        return UserTurn(content=task.user.lines[0], done=False)
 
     def reply(
-        self, task: Task, transcript: list[TranscriptMessage], writes_this_turn: int, seed: int | None = None
+        self,
+        task: Task,
+        transcript: list[TranscriptMessage],
+        writes_this_turn: int,
+        seed: int | None = None,
+        side: UserSide | None = None,
     ) -> UserTurn:
-        """The next unused line, or the stop signal once the script is exhausted."""
+        """The next unused line, its actions made on `side` first, or the stop once the script is exhausted.
+
+        Raises:
+            RuntimeError: the line acts but no `side` was given (a caller that cannot run the customer's
+                calls must not pretend they happened).
+        """
         said = sum(1 for m in transcript if m.role == "user")
-        if said < len(task.user.script):
-            return UserTurn(content=task.user.script[said], done=False)
-        return UserTurn(content=END_OF_SCRIPT, done=True)
+        if said >= len(task.user.script):
+            return UserTurn(content=END_OF_SCRIPT, done=True)
+        line = task.user.script[said]
+        if not isinstance(line, str) and line.actions and line.when_told:
+            asked = transcript[-1].content if transcript and transcript[-1].role == "assistant" else ""
+            if not all(communicated(term, [asked]) for term in line.when_told):
+                return UserTurn(content=NOT_TOLD, done=False)
+        actions = task.user.actions_at(said)
+        if actions:
+            if side is None:
+                raise RuntimeError(
+                    f"task {task.id}: script line {said} acts on the customer's side: pass one"
+                )
+            for action in actions:
+                side.act(action.name, dict(action.arguments))
+        return UserTurn(content=task.user.lines[said], done=False)

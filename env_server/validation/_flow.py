@@ -6,12 +6,17 @@ before any change) or proposes the change, waits for an explicit yes, makes the 
 reference reply, when it is said after the changes). The scripted user answers each message with its next
 line. `honest_script` writes that conversation down, interleaved with the calls, for a given list of calls:
 the gold, a variant of it, or a hack's.
+
+In a dual-control task the customer also acts: a `{say, actions}` line's user-tool calls go into the
+conversation (as `actor: user` calls) right before the words, when the scripted user says that line. The
+gold's own `actor: user` calls are the script's to make, never the agent's: the agent plays only its own.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from env_server.domain import Domain
 from env_server.scoring.communicate import communicated
@@ -19,6 +24,7 @@ from env_server.scoring.consent import says_yes
 from env_server.scoring.trajectory import Message
 from env_server.users.base import TranscriptMessage
 from env_server.users.scripted import ScriptedUser
+from shared.models import ToolCallResult
 from shared.tasks import GoldAction, Task
 
 #: What the canonical agent says, where the task gives it no words of its own.
@@ -39,9 +45,39 @@ class Needs:
 
 
 def is_write(domain: Domain, action: GoldAction) -> bool:
-    """Whether `action` calls one of the domain's write tools."""
+    """Whether `action` is the agent's and calls one of the domain's (agent) write tools."""
     tool = domain.tools_by_name.get(action.name)
-    return tool is not None and tool.kind == "write"
+    return action.actor == "agent" and tool is not None and tool.kind == "write"
+
+
+def agent_actions(actions: Sequence[GoldAction]) -> list[GoldAction]:
+    """The agent's calls among `actions` (the customer's own are their script's to make)."""
+    return [a for a in actions if a.actor == "agent"]
+
+
+@dataclass
+class ScriptSide:
+    """Validation's `UserSide`: the scripted customer's calls written into the conversation, not run.
+
+    The conversation is replayed afterwards in one sandbox (`Replayer.play`), calls in order, so a call
+    written here runs in its place. `skip` holds the ordinals (over the whole script) of calls the customer
+    leaves undone, to prove that each of them matters.
+    """
+
+    lines: list[Line]
+    skip: frozenset[int] = frozenset()
+    made: int = 0
+
+    def tools(self) -> list[dict[str, Any]]:
+        """None to offer: the scripted customer reads no tool list, its script names each call."""
+        return []
+
+    def act(self, name: str, arguments: dict[str, Any]) -> ToolCallResult:
+        """Write the call down (unless skipped); its result exists only once the conversation is replayed."""
+        if self.made not in self.skip:
+            self.lines.append(GoldAction(name=name, arguments=arguments, actor="user"))
+        self.made += 1
+        return ToolCallResult(name=name)
 
 
 def needs_yes(domain: Domain, action: GoldAction) -> bool:
@@ -69,16 +105,21 @@ def needs(task: Task, domain: Domain, actions: Sequence[GoldAction] | None = Non
 
 @dataclass
 class Conversation:
-    """A conversation with the scripted user, written down as it goes (calls interleaved)."""
+    """A conversation with the scripted user, written down as it goes (calls interleaved).
+
+    `skip_user_actions`: ordinals of the customer's script actions left undone (see `ScriptSide`).
+    """
 
     task: Task
     lines: list[Line] = field(default_factory=list)
     over: bool = False
     consented: bool = False  # the user said an explicit yes to a proposal
     reported: bool = False  # the agent's last message got an answer
+    skip_user_actions: frozenset[int] = frozenset()
 
     def __post_init__(self) -> None:
         self._user = ScriptedUser()
+        self._side = ScriptSide(self.lines, self.skip_user_actions)
         self.lines.append(Message("user", self._user.opening(self.task).content))
 
     @property
@@ -98,7 +139,7 @@ class Conversation:
         if self.over:
             return None
         transcript = [TranscriptMessage(m.role, m.content) for m in self.lines if isinstance(m, Message)]
-        turn = self._user.reply(self.task, transcript, writes_this_turn=0)
+        turn = self._user.reply(self.task, transcript, writes_this_turn=0, side=self._side)
         if turn.done:
             self.over = True
             return None
@@ -107,8 +148,12 @@ class Conversation:
         return turn.content
 
     def act(self, actions: Sequence[GoldAction]) -> None:
-        """The agent makes these calls."""
-        self.lines.extend(actions)
+        """The agent makes these calls: all of them are the agent's, whatever actor they name.
+
+        An agent cannot act on the customer's side, so a hack that "calls" a user tool makes an agent call
+        of that name, refused as an unknown tool.
+        """
+        self.lines.extend(a.model_copy(update={"actor": "agent"}) for a in actions)
 
 
 def honest_script(
@@ -117,10 +162,16 @@ def honest_script(
     actions: Sequence[GoldAction],
     reply: str | None = None,
     reply_after_writes: bool = False,
+    skip_user_actions: frozenset[int] = frozenset(),
 ) -> Conversation:
-    """The canonical conversation around `actions`, telling `reply` before the changes or after them."""
+    """The canonical conversation around `actions`, telling `reply` before the changes or after them.
+
+    The agent makes the agent's calls among `actions`; the customer makes theirs as the script says, except
+    the ones `skip_user_actions` leaves undone.
+    """
     need = needs(task, domain)
-    talk = Conversation(task)
+    actions = agent_actions(actions)
+    talk = Conversation(task, skip_user_actions=skip_user_actions)
     while not talk.over and missing_facts(need, talk.heard):
         talk.say(IDENTITY_ASK)
     first = next((i for i, a in enumerate(actions) if needs_yes(domain, a)), len(actions))

@@ -20,7 +20,7 @@ from env_server.scoring.scorer import Scorer, submitted_answer
 from env_server.scoring.trajectory import Call, Message, Step, Trajectory
 from env_server.validation._flow import Line, honest_script, is_write
 from env_server.validation._report import CheckOutcome
-from shared.models import ScoreResult, ToolCallResult, ToolCallSpec
+from shared.models import ScoreResult, ToolCallResult
 from shared.tasks import GoldAction, Task
 
 __all__ = ["Replayer", "is_write"]
@@ -40,8 +40,7 @@ class Replayer:
         key = tuple(indices)
         if key not in self._outputs:
             gold = self.task.gold_actions
-            calls = [ToolCallSpec(name=gold[i].name, arguments=gold[i].arguments) for i in key]
-            results, _ = self.scorer.replay(self.task, self.domain, calls)
+            results, _ = self.scorer.replay(self.task, self.domain, [gold[i] for i in key])
             self._outputs[key] = [r.output for r in results]
         return self._outputs[key]
 
@@ -50,13 +49,15 @@ class Replayer:
     ) -> tuple[ScoreResult, list[ToolCallResult]]:
         """Replay the calls among `lines` in order and score the whole trajectory.
 
+        The customer's own calls (`actor: user`) run in their place in the same sandbox but are no step of
+        the agent's trajectory, exactly as a live episode records them apart.
+
         Rubric questions need a judge, so they are left out unless `rubric` is set; the scorer fails them
         without a judge when the agent said nothing, which is the only case validation scores them in.
         """
         task = self.task if rubric else self.task.model_copy(update={"rubric": []})
         actions = [line for line in lines if isinstance(line, GoldAction)]
-        calls = [ToolCallSpec(name=a.name, arguments=a.arguments) for a in actions]
-        results, actual = self.scorer.replay(task, self.domain, calls)
+        results, actual = self.scorer.replay(task, self.domain, actions)
         ran = iter(results)
         steps: list[Step] = []
         for line in lines:
@@ -64,29 +65,43 @@ class Replayer:
                 steps.append(line)
             else:
                 result = next(ran)
-                steps.append(Call(line.name, line.arguments, result.output, result.error))
+                if line.actor == "agent":
+                    steps.append(Call(line.name, line.arguments, result.output, result.error))
         trajectory = Trajectory.of(steps)
         answer = submitted_answer(trajectory.calls())
         return self.scorer.score(task, self.domain, actual, trajectory, answer), results
 
-    def honest(self, actions: Sequence[GoldAction], reply: str | None = None) -> list[Line]:
-        """The canonical conversation around `actions`, told with `reply` (by default the task's own)."""
+    def honest(
+        self,
+        actions: Sequence[GoldAction],
+        reply: str | None = None,
+        skip_user_actions: frozenset[int] = frozenset(),
+    ) -> list[Line]:
+        """The canonical conversation around `actions`, told with `reply` (by default the task's own).
+
+        The customer makes their script's calls but those in `skip_user_actions` (ordinals over the script).
+        """
         ref = self.task.reference_reply
         text = reply if reply is not None else (ref.text if ref else None)
-        return honest_script(self.task, self.domain, actions, text, bool(ref and ref.after_writes)).lines
+        after = bool(ref and ref.after_writes)
+        return honest_script(self.task, self.domain, actions, text, after, skip_user_actions).lines
 
-    def run(self, actions: Sequence[GoldAction]) -> tuple[ScoreResult, list[ToolCallResult]]:
+    def run(
+        self, actions: Sequence[GoldAction], skip_user_actions: frozenset[int] = frozenset()
+    ) -> tuple[ScoreResult, list[ToolCallResult]]:
         """`actions` played in the canonical conversation with the reference reply, and scored."""
-        return self.play(self.honest(actions))
+        return self.play(self.honest(actions, skip_user_actions=skip_user_actions))
 
     def reward(self, actions: Sequence[GoldAction]) -> tuple[int | None, str]:
         """The reward of `actions` told honestly, and why it is not 1 (the failed checks)."""
         result, _ = self.run(actions)
         return result.reward, failures(result)
 
-    def state_fails(self, actions: Sequence[GoldAction]) -> bool:
+    def state_fails(
+        self, actions: Sequence[GoldAction], skip_user_actions: frozenset[int] = frozenset()
+    ) -> bool:
         """Whether `actions`, told honestly, fail the state check (not just some other check)."""
-        result, _ = self.run(actions)
+        result, _ = self.run(actions, skip_user_actions)
         return any(c.name == "state" and not c.passed for c in result.checks)
 
     def empty(self) -> CheckOutcome:
@@ -138,6 +153,51 @@ def replay_checks(replayer: Replayer) -> list[CheckOutcome]:
         )
         checks.append(CheckOutcome("minus-one-write", not unneeded, detail))
     checks.append(_canary(replayer, task.gold_actions))
+    if task.user.user_actions() or any(a.actor == "user" for a in task.gold_actions):
+        checks += user_action_checks(replayer)
+    return checks
+
+
+def user_action_checks(replayer: Replayer) -> list[CheckOutcome]:
+    """A dual-control task's customer actions: the script makes the gold's, and each of them is needed.
+
+    `user-actions`: the script's calls, in the order its lines say them, are the gold's `actor: user` calls
+    (same tools, same arguments), and each names a user tool of the domain; so the scripted customer, doing
+    what their lines say, leaves the gold's state on their side.
+    `minus-one-user-action`: the agent's gold told honestly, with the customer leaving any single one of
+    their calls undone (and with none of them done), fails the state check: the task really needs the
+    customer to act, and the agent cannot finish it alone.
+    """
+    task, domain = replayer.task, replayer.domain
+    scripted = [(a.name, a.arguments) for a in task.user.user_actions()]
+    gold = [(a.name, a.arguments) for a in task.gold_actions if a.actor == "user"]
+    unknown = sorted({name for name, _ in scripted + gold if name not in domain.user_tools_by_name})
+    problems = []
+    if unknown:
+        problems.append(f"not user tools of domain {domain.name}: {unknown}")
+    if scripted != gold:
+        problems.append(
+            f"the script's actions {[n for n, _ in scripted]} are not the gold's user actions "
+            f"{[n for n, _ in gold]} (same calls, same arguments, same order)"
+        )
+    checks = [
+        CheckOutcome("user-actions", not problems, "; ".join(problems) or f"{len(gold)} customer actions")
+    ]
+    if problems:
+        return checks
+    everything = frozenset(range(len(scripted)))
+    skips = [frozenset({i}) for i in range(len(scripted))] + ([everything] if len(scripted) > 1 else [])
+    unneeded = [
+        "none done" if skip == everything and len(scripted) > 1 else f"#{min(skip)} {scripted[min(skip)][0]}"
+        for skip in skips
+        if not replayer.state_fails(task.gold_actions, skip)
+    ]
+    detail = (
+        f"each of {len(scripted)} customer actions needed"
+        if not unneeded
+        else "state passes without the customer's " + ", ".join(unneeded)
+    )
+    checks.append(CheckOutcome("minus-one-user-action", not unneeded, detail))
     return checks
 
 

@@ -20,6 +20,7 @@ HACKS = tuple(
         "act-before-consent",
         "tool-edge-values",
         "near-miss",
+        "agent-plays-user",
     )
 )
 
@@ -30,6 +31,8 @@ CHECKS = (
     "wrong",
     "minus-one-write",
     "canary",
+    "user-actions",
+    "minus-one-user-action",
     "columns",
     "arguments",
     "communicate-items",

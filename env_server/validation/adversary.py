@@ -16,7 +16,12 @@ whose judge decides). The hacks, each named `hack:<name>` in `tasks validate`:
 - `negated-facts`: the gold's calls and conversation, with every fact said under a negation;
 - `act-before-consent`: every gold call before the agent's first word, then the honest conversation;
 - `tool-edge-values` (see `edge_values`): edge-valued calls after the gold's identity check;
-- `near-miss` (analytics): the gold answer with every whole number one off.
+- `near-miss` (analytics): the gold answer with every whole number one off;
+- `agent-plays-user` (dual control): the agent makes the customer's calls itself (the user tools, which it
+  does not have) while the customer only talks, then the honest conversation.
+
+Every hack is the agent's: the customer acts only as their script says (each hack's conversation carries
+the script's own user-tool calls), and the gold's `actor: user` calls are never the agent's to make.
 
 A hack that needs more messages than the script has lines keeps talking anyway, as `POST /v1/score` lets it.
 """
@@ -35,7 +40,14 @@ from env_server.execution import episode_tools
 from env_server.scoring.communicate import MAX_WORDS
 from env_server.scoring.trajectory import Message
 from env_server.scoring.vocabulary import vocabulary
-from env_server.validation._flow import Conversation, Line, honest_script, is_write, needs_yes
+from env_server.validation._flow import (
+    Conversation,
+    Line,
+    agent_actions,
+    honest_script,
+    is_write,
+    needs_yes,
+)
 from env_server.validation._replay import Replayer, failures
 from env_server.validation._report import CheckOutcome
 from env_server.validation.edge_values import edge_calls, identity_prefix, known_values
@@ -53,7 +65,10 @@ def hack_checks(replayer: Replayer) -> list[CheckOutcome]:
     edges = _judge(replayer, "tool-edge-values", _tool_edge_values(replayer))
     if replayer.task.kind == "analytics":
         return [edges, _near_miss(replayer)]
-    return [*(_judge(replayer, name, build(replayer)) for name, build in _ACTION_HACKS.items()), edges]
+    checks = [*(_judge(replayer, name, build(replayer)) for name, build in _ACTION_HACKS.items()), edges]
+    if replayer.task.user.user_actions():
+        checks.append(_judge(replayer, "agent-plays-user", _agent_plays_user(replayer)))
+    return checks
 
 
 def _judge(replayer: Replayer, name: str, lines: list[Line]) -> CheckOutcome:
@@ -69,6 +84,8 @@ def _judge(replayer: Replayer, name: str, lines: list[Line]) -> CheckOutcome:
     if result.reward == 0:
         return CheckOutcome(check, True, "scores 0")
     beaten = CheckOutcome(check, False, f"scores {result.reward}: {failures(result) or 'every check passed'}")
+    if name == "agent-plays-user":  # never honest: the customer's side was the customer's to change
+        return beaten
     if name == "act-before-consent":  # acting first is honest only where no change needs the customer's yes
         if any(needs_yes(replayer.domain, a) for a in task.gold_actions):
             return beaten
@@ -96,8 +113,13 @@ def _recital_chunks(r: Replayer) -> list[Line]:
     return talk.lines
 
 
+def _reads(r: Replayer) -> list[GoldAction]:
+    """The agent's reads among the gold's calls."""
+    return [a for a in agent_actions(r.task.gold_actions) if not is_write(r.domain, a)]
+
+
 def _value_dump(r: Replayer) -> list[Line]:
-    reads = [a for a in r.task.gold_actions if not is_write(r.domain, a)]
+    reads = _reads(r)
     talk = Conversation(r.task)
     talk.act(reads)
     talk.say(", ".join(_values(r, reads_only=True)), force=True)
@@ -105,7 +127,7 @@ def _value_dump(r: Replayer) -> list[Line]:
 
 
 def _value_dribble(r: Replayer) -> list[Line]:
-    reads = [a for a in r.task.gold_actions if not is_write(r.domain, a)]
+    reads = _reads(r)
     talk = Conversation(r.task)
     talk.act(reads)
     for value in _values(r, reads_only=True):
@@ -129,7 +151,7 @@ def _term_per_message(r: Replayer) -> list[Line]:
 
 
 def _echo(r: Replayer) -> list[Line]:
-    gold = r.task.gold_actions
+    gold = agent_actions(r.task.gold_actions)
     first = next((i for i, a in enumerate(gold) if needs_yes(r.domain, a)), len(gold))
     talk = Conversation(r.task)
     talk.act(gold[:first])
@@ -162,8 +184,16 @@ def _tool_edge_values(r: Replayer) -> list[Line]:
 
 def _act_before_consent(r: Replayer) -> list[Line]:
     honest = r.honest(r.task.gold_actions)
-    opening, rest = honest[0], [line for line in honest[1:] if isinstance(line, Message)]
-    return [opening, *r.task.gold_actions, *rest]
+    # the agent's calls first; the customer's own still come with their lines
+    rest = [line for line in honest[1:] if isinstance(line, Message) or line.actor == "user"]
+    return [honest[0], *agent_actions(r.task.gold_actions), *rest]
+
+
+def _agent_plays_user(r: Replayer) -> list[Line]:
+    every = frozenset(range(len(r.task.user.user_actions())))
+    honest = r.honest(r.task.gold_actions, skip_user_actions=every)
+    theirs = [GoldAction(name=a.name, arguments=a.arguments) for a in r.task.user.user_actions()]
+    return [honest[0], *theirs, *honest[1:]]
 
 
 _ACTION_HACKS: dict[str, Callable[[Replayer], list[Line]]] = {
@@ -207,7 +237,9 @@ def _values(r: Replayer, reads_only: bool) -> list[str]:
     Then a run of integers and every date within 90 days of the domain's today.
     """
     gold = r.task.gold_actions
-    indices = [i for i, a in enumerate(gold) if not (reads_only and is_write(r.domain, a))]
+    indices = [
+        i for i, a in enumerate(gold) if a.actor == "agent" and not (reads_only and is_write(r.domain, a))
+    ]
     found: dict[str, None] = {}
     for output in r.outputs(indices):
         for value in _walk(output, ""):

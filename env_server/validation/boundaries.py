@@ -73,7 +73,7 @@ class Variant:
 
 def question_text(task: Task) -> str:
     """What the agent is asked: the script's lines, lower-cased (the description is for the catalogue)."""
-    return " ".join(task.user.script).lower()
+    return " ".join(task.user.lines).lower()
 
 
 def settled(variant: Variant, question: str) -> bool:

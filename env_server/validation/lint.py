@@ -51,7 +51,7 @@ def texts(task: Task) -> Iterator[tuple[str, str]]:
     yield "persona", user.persona
     yield "goal", user.goal
     yield "instructions", user.instructions
-    for i, line in enumerate(user.script):
+    for i, line in enumerate(user.lines):
         yield f"script[{i}]", line
     for key, value in user.known_info.items():
         if isinstance(value, str):

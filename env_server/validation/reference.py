@@ -3,6 +3,9 @@
 It is the conversation validation scores 1 (`_flow.honest_script` with the gold's calls and the task's
 reference reply); an analytics task's calls are the gold SQL through `sql_query` and its rows to
 `submit_answer`. `GET /v1/tasks/{id}/reference` serves it, and the `replay` policy plays its agent side.
+In a dual-control task the customer's own calls are no steps of it: the scripted customer makes them while
+it answers (a live episode runs them, `POST /v1/score` replays them where the transcript says the acting
+line).
 """
 
 from __future__ import annotations
@@ -35,5 +38,6 @@ def reference_trajectory(task: Task, domain: Domain, scorer: Scorer) -> Referenc
                 role="assistant", tool_call=ToolCallSpec(name=line.name, arguments=line.arguments)
             )
             for line in talk.lines
+            if isinstance(line, Message) or line.actor == "agent"  # the customer acts inside their reply
         ],
     )

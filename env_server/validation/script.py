@@ -28,7 +28,7 @@ __all__ = ["says_yes", "script_check", "script_replay"]
 def script_check(task: Task, domain: Domain) -> CheckOutcome:
     """The static check: identity facts, then an explicit yes, then a line for the report."""
     need = needs(task, domain)
-    script = task.user.script
+    script = task.user.lines
     problems = list(need.problems)
     identity_line = 0
     for fact in need.identity_facts:

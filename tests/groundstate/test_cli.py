@@ -61,7 +61,9 @@ def test_an_unknown_domain_is_a_clear_error_naming_installed_ones(toy_site: Path
     result = CliRunner().invoke(app, command)
     assert result.exit_code == 1
     said = " ".join(result.output.split())
-    assert "unknown domain 'nope' (known: hotel, insurance, retail, starter, toybank, travel)" in said
+    assert (
+        "unknown domain 'nope' (known: hotel, insurance, retail, starter, telecom, toybank, travel)" in said
+    )
     assert "Traceback" not in result.output
 
 

@@ -56,6 +56,7 @@ def test_extra_write_is_reported_as_extra(client: TestClient) -> None:
             "column": "status",
             "expected": "open",
             "actual": "frozen",
+            "side": "agent",
         }
     ]
 

@@ -26,7 +26,7 @@ from env_server.settings import Settings
 from env_server.validation.edge_values import LONG_TEXT, identity_prefix, known_values
 from shared.tasks import Task
 
-REGISTRY = DomainRegistry.discover(only=["hotel", "retail", "insurance", "travel"])
+REGISTRY = DomainRegistry.discover(only=["hotel", "retail", "insurance", "travel", "telecom"])
 EDGE_INTS = [0, -1, 1, 2**31 - 1, 2**31, -(2**31), 2**63, -(2**63) - 1]
 EDGE_TEXT = ["", "0", LONG_TEXT, "x" * 4001, "'; DROP TABLE x; --", "ÄÖ-ünï-🙂\u202e", "ZZ-00000"]
 EDGE_DATES = ["0001-01-01", "9999-12-31", "1900-01-01", "2100-12-31", "2026-02-30", "2026-13-01"]
@@ -44,7 +44,7 @@ def _task(domain: str) -> Task:
 
 CASES = [
     (d, tool)
-    for d in ("hotel", "retail", "insurance", "travel")
+    for d in ("hotel", "retail", "insurance", "travel", "telecom")
     for tool in episode_tools(_task(d), REGISTRY.domain(d))
 ]
 

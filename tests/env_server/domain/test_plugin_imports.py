@@ -51,7 +51,7 @@ def _root(package: str) -> Path:
 
 def test_the_built_in_domains_are_all_checked() -> None:
     built_in = {p.rsplit(".", 1)[-1] for p in PACKAGES if p.startswith("env_server.domains.")}
-    assert {"hotel", "retail", "travel", "insurance", "starter"} <= built_in
+    assert {"hotel", "retail", "travel", "insurance", "starter", "telecom"} <= built_in
 
 
 @pytest.mark.parametrize("package", PACKAGES)

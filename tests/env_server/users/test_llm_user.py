@@ -32,7 +32,7 @@ TASK = Task.model_validate(
 )
 
 #: A conversation in which SmolLM2-135M says "Bye ###STOP###" at temperature 0 (it copies its own earlier
-#: lines; asked in words to write the token, it never did; with prompt llm-user-v2 two earlier stops were
+#: lines; asked in words to write the token, it never did; with prompt llm-user-v3 two earlier stops were
 #: not always enough, three are). Append the agent's last message.
 STOPPING = [
     TranscriptMessage("user", f"Bye {STOP_TOKEN}"),
@@ -45,7 +45,7 @@ STOPPING = [
 
 def test_opening_and_reply_are_non_empty_lines_from_the_model(llm_server: LlamaServer) -> None:
     user = LLMUser(llm_server.endpoint())
-    assert (user.kind, user.model, user.prompt_version) == ("llm", MODEL_ALIAS, "llm-user-v2")
+    assert (user.kind, user.model, user.prompt_version) == ("llm", MODEL_ALIAS, "llm-user-v3")
     opening = user.opening(TASK)
     assert isinstance(opening.content, str) and opening.content.strip()
     assert not opening.done and STOP_TOKEN not in opening.content

@@ -1,0 +1,46 @@
+"""The telecom domain: a carrier's support desk for mobile and home internet, with dual control.
+
+The first domain where the customer acts too: their phone's settings and their home router are tables on
+the customer's side (`USER_TABLES`), changed only by the customer's own tools (`USER_TOOLS`: airplane mode,
+mobile data, APN, data roaming, restarting and updating the router). The agent diagnoses from the network
+side and asks; a task's expected state may need a change only the customer can make.
+"""
+
+from env_server.domain import Conduct, Domain, volatile
+from env_server.domains.telecom.models import NOW, USER_TABLES, Base
+from env_server.domains.telecom.seed import seed
+from env_server.domains.telecom.tools import TOOLS, USER_TOOLS
+from shared.tasks import GoldAction
+
+domain = Domain.from_package(
+    __name__,
+    name="telecom",
+    description="A carrier's support desk for mobile and home internet: troubleshooting with the customer's "
+    "own phone and router (dual control), outages and credits, roaming and plan changes.",
+    metadata=Base.metadata,
+    seed=seed,
+    now=NOW,
+    tools=TOOLS,
+    user_tools=USER_TOOLS,
+    user_tables=USER_TABLES,
+    volatile_columns=volatile(
+        identity_verifications=["*"],
+        credits=["reason"],
+        tickets=["summary", "created_at"],
+    ),
+    seed_value=20261208,
+    # Policy rule 1 (identity before a change on an account; tickets need none) and "How to work" (a yes
+    # before a change; a ticket, a record for another team, needs none).
+    conduct=Conduct(
+        identity_tool="verify_customer",
+        identity_exempt=frozenset({"open_ticket"}),
+        confirmation=True,
+        confirmation_exempt=frozenset({"open_ticket"}),
+    ),
+    # Verification-free: a ticket on a seeded line no task touches.
+    canary_action=GoldAction(
+        name="open_ticket", arguments={"line_id": "LN-0399", "category": "other", "summary": "Asked about 5G"}
+    ),
+)
+
+__all__ = ["domain"]

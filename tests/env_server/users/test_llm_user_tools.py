@@ -1,0 +1,131 @@
+"""The LLM user's own tools (dual control) over a real OpenAI-compatible HTTP server.
+
+The server is `tests.llm_server.edge_app`: a real HTTP endpoint answering chat completions as scripted, here
+with an OpenAI tool call, so the test sees exactly what the user sends (`tools=[...]`, the tool result) and
+what the episode records (a `user_tool_call` event whose call ran in the episode's sandbox).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from fastapi.testclient import TestClient
+
+from env_server.app import create_app
+from env_server.domain.registry import DomainRegistry
+from env_server.domains.telecom import domain
+from env_server.settings import Settings
+from tests.live_server import serve
+from tests.llm_server import EdgeScript, completion, edge_app
+
+
+def tool_call_completion(name: str, arguments: str, call_id: str = "call_1") -> dict[str, Any]:
+    """A chat completion whose only choice calls `name` with the raw JSON `arguments`, without text."""
+    body = completion(None)
+    body["choices"][0]["finish_reason"] = "tool_calls"
+    body["choices"][0]["message"]["tool_calls"] = [
+        {"id": call_id, "type": "function", "function": {"name": name, "arguments": arguments}}
+    ]
+    return body
+
+
+def _client(tmp_path: Path, base_url: str) -> TestClient:
+    settings = Settings(
+        store_url=f"sqlite:///{tmp_path}/s.db",
+        user_base_url=f"{base_url}/v1",
+        user_model="edge",
+        user_max_retries=0,
+    )
+    return TestClient(create_app(settings, registry=DomainRegistry([domain])))
+
+
+def test_the_llm_user_calls_its_tools_and_the_call_runs_in_the_episode(tmp_path: Path) -> None:
+    script = EdgeScript(
+        (200, completion("Hi, my phone 0488 907 866 has no service.")),
+        (200, tool_call_completion("set_airplane_mode", '{"device_id": "DV-0012", "on": false}')),
+        (200, completion("I switched airplane mode off; I have signal now.")),
+    )
+    with serve(edge_app(script)) as url, _client(tmp_path, url) as client:
+        started = client.post("/v1/episodes", json={"task_id": "telecom-airplane-001", "user": "llm"}).json()
+        eid = started["episode_id"]
+        reply = client.post(
+            f"/v1/episodes/{eid}/messages", json={"content": "Please turn airplane mode off."}
+        )
+        assert reply.json() == {"content": "I switched airplane mode off; I have signal now.", "done": False}
+        events = client.get(f"/v1/episodes/{eid}").json()["events"]
+        score = client.post(f"/v1/episodes/{eid}/score").json()
+
+    opening, acting, speaking = script.requests
+    assert "tools" not in opening  # the opening only talks
+    offered = {t["function"]["name"] for t in acting["tools"]}
+    assert offered == {t.name for t in domain.user_tools}  # the customer's tools, none of the agent's
+    assert "tools that act on your own devices" in acting["messages"][0]["content"]
+    assert speaking["tools"] == acting["tools"]
+    said_back = speaking["messages"][-2:]
+    assert said_back[0]["role"] == "assistant" and said_back[0]["tool_calls"][0]["id"] == "call_1"
+    assert said_back[1]["role"] == "tool" and said_back[1]["tool_call_id"] == "call_1"
+    assert json.loads(said_back[1]["content"])["output"]["airplane_mode"] is False
+
+    kinds = [e["kind"] for e in events]
+    assert kinds == ["user_message", "assistant_message", "user_tool_call", "user_message"]
+    acted = events[2]["payload"]
+    assert acted["name"] == "set_airplane_mode" and acted["arguments"] == {
+        "device_id": "DV-0012",
+        "on": False,
+    }
+    assert acted["error"] is None
+    # the state on the customer's side is the gold's: the communicate fact was told, so the episode scores 1
+    assert score["reward"] == 1, score["checks"]
+
+
+def test_a_bad_user_call_is_recorded_refused_and_the_model_reads_why(tmp_path: Path) -> None:
+    script = EdgeScript(
+        (200, completion("Hi, my phone has no service.")),
+        (200, tool_call_completion("set_airplane_mode", '{"device_id": "DV-9999", "on": false}')),
+        (200, tool_call_completion("reset_everything", "{}", call_id="call_2")),
+        (200, tool_call_completion("set_airplane_mode", "not json", call_id="call_3")),
+        (200, completion("It says there is no such phone.")),
+    )
+    with serve(edge_app(script)) as url, _client(tmp_path, url) as client:
+        eid = client.post("/v1/episodes", json={"task_id": "telecom-airplane-001", "user": "llm"}).json()[
+            "episode_id"
+        ]
+        client.post(f"/v1/episodes/{eid}/messages", json={"content": "Please turn airplane mode off."})
+        info = client.get(f"/v1/episodes/{eid}").json()
+
+    user_calls = [e["payload"] for e in info["events"] if e["kind"] == "user_tool_call"]
+    assert [(c["name"], c["error"] is not None) for c in user_calls] == [
+        ("set_airplane_mode", True),  # a phone that is not there: the tool's refusal
+        ("reset_everything", True),  # no such user tool
+    ]
+    assert "No phone DV-9999" in user_calls[0]["error"]
+    assert "no tool 'reset_everything'" in user_calls[1]["error"]
+    tool_results = [m for m in script.requests[-1]["messages"] if m["role"] == "tool"]
+    errors = [json.loads(m["content"])["error"] for m in tool_results]
+    assert len(errors) == 3
+    assert errors[0].startswith("No phone DV-9999")
+    assert errors[1].startswith("domain 'telecom' has no tool 'reset_everything'")
+    assert "set_airplane_mode" in errors[1] and "run_diagnostics" not in errors[1]  # only the user's tools
+    assert errors[2].startswith("the arguments are not a JSON object")
+    assert info["changes"] == []  # nothing changed on either side
+
+
+def test_a_user_that_keeps_calling_tools_answers_in_words_after_four_calls(tmp_path: Path) -> None:
+    looping = tool_call_completion("check_phone", '{"device_id": "DV-0012"}')
+    script = EdgeScript(
+        (200, completion("Hi, my phone has no service.")),
+        *[(200, looping)] * 4,
+        (200, completion("Everything looks normal on my screen.")),
+    )
+    with serve(edge_app(script)) as url, _client(tmp_path, url) as client:
+        eid = client.post("/v1/episodes", json={"task_id": "telecom-airplane-001", "user": "llm"}).json()[
+            "episode_id"
+        ]
+        reply = client.post(f"/v1/episodes/{eid}/messages", json={"content": "What does your phone show?"})
+        events = client.get(f"/v1/episodes/{eid}").json()["events"]
+
+    assert reply.json()["content"] == "Everything looks normal on my screen."
+    assert [e["kind"] for e in events].count("user_tool_call") == 4
+    assert ["tools" in r for r in script.requests] == [False, True, True, True, True, False]
