@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import date, timedelta
+from datetime import date, datetime, time, timedelta
 
 from env_server.domain import (
     ReferenceReply,
@@ -14,12 +14,13 @@ from env_server.domain import (
     reply,
     user_spec,
 )
+from env_server.domains.hotel.factories import LoyaltyTransactionSpec, SupportTicketSpec
+from env_server.domains.hotel.factories import phone as drawn_phone
 from env_server.domains.hotel.families._base import (
     EXTRA_PRICES,
     INVENTORY_LAST_NIGHT,
     MAIL_DOMAINS,
     MOODS,
-    PHONE_PREFIXES,
     TICKET_BOOKING,
     TODAY,
     Guest,
@@ -56,15 +57,10 @@ PROBLEMS = {
 
 
 def _ticket(ctx: ScenarioContext, guest: Guest, bk: Row, category: str, summary: str, when: date) -> Row:
-    return {
-        "ticket_id": ctx.new_id("TK"),
-        "guest_id": guest.id,
-        "booking_id": bk["booking_id"],
-        "category": category,
-        "status": "open",
-        "summary": summary,
-        "created_at": f"{when.isoformat()}T20:00:00",
-    }
+    at = datetime.combine(when, time(20))
+    return SupportTicketSpec(
+        ctx.new_id("TK"), guest.id, bk["booking_id"], category, "open", summary, at
+    ).row()
 
 
 def goodwill(ctx: ScenarioContext) -> Task:
@@ -98,15 +94,15 @@ def goodwill(ctx: ScenarioContext) -> Task:
         earlier["status"] = "resolved"
         tickets.append(earlier)
         awards.append(
-            {
-                "transaction_id": ctx.new_id("LT"),
-                "guest_id": guest.id,
-                "booking_id": bk["booking_id"],
-                "ticket_id": earlier["ticket_id"],
-                "kind": "goodwill",
-                "points": 1_000,
-                "created_at": earlier["created_at"],
-            }
+            LoyaltyTransactionSpec(
+                ctx.new_id("LT"),
+                guest.id,
+                booking_id=bk["booking_id"],
+                ticket_id=earlier["ticket_id"],
+                kind="goodwill",
+                points=1_000,
+                created_at=datetime.fromisoformat(earlier["created_at"]),
+            ).row()
         )
     points = goodwill_points(category, guest.tier) if in_window and not awards else 0
     # What the agent must say when the stay earns nothing: the earlier award, the 30-day window, or the
@@ -217,7 +213,7 @@ def contact_update(ctx: ScenarioContext) -> Task:
     args: dict[str, str] = {}
     asks = []
     if what in ("phone", "both"):
-        args["phone"] = rng.choice(PHONE_PREFIXES) + f"{rng.randint(0, 9999):04d}"
+        args["phone"] = drawn_phone(rng)
         if args["phone"] == guest.row["phone"]:
             raise ScenarioUnavailable("the new phone number is the old one")
         asks.append(f"my new phone number is {spoken_phone(args['phone'])}")
@@ -352,7 +348,7 @@ def multi_request(ctx: ScenarioContext) -> Task:
     a, pay_a = booking(ctx, guest, first, card)
     b, pay_b = booking(ctx, guest, second, card)
     rows = inventory(ctx, room, {**first.rates, **second.rates})
-    phone = rng.choice(PHONE_PREFIXES) + f"{rng.randint(0, 9999):04d}"
+    phone = drawn_phone(rng)
     if phone == guest.row["phone"]:
         raise ScenarioUnavailable("the new phone number is the old one")
     percent = refund_percent(hotel.tier, first_days, guest.tier, "flexible")
