@@ -14,8 +14,10 @@ from env_server.domain import (
     ScenarioContext,
     ScenarioUnavailable,
     call,
+    conversation,
     day_month,
     dollars,
+    refusal,
     reply,
     user_spec,
 )
@@ -195,7 +197,7 @@ def corporate_change(ctx: ScenarioContext) -> Task:
         f"{requester.name}, "
         f"{'travel coordinator' if by_coordinator else 'a traveler'} at {c.account['company_name']}; busy",
         f"Get booking {bk['booking_id']} changed: {c.asked}",
-        [opening, requester.identity_line(), "Fine, yes, go ahead.", "Thank you, that's all."],
+        conversation(opening, identity=requester.identity_line(), yes="Fine, yes, go ahead."),
         requester.known(booking_id=bk["booking_id"], company=c.account["company_name"]),
         unknown=["the approval rules", "the price"],
         instructions="Accept an approval hold if it is explained; otherwise confirm the change.",
@@ -257,19 +259,18 @@ def approval_on_file(ctx: ScenarioContext) -> Task:
     spec = user_spec(
         f"{traveler.name}, a traveler at {c.account['company_name']}; impatient",
         f"Get booking {bk['booking_id']} changed: {c.asked}",
-        [
+        conversation(
             f"Hi, about my booking {bk['booking_id']} at {c.hotel.row['name']}: "
             + (
                 f"I asked days ago to {c.asked}. Can you just do it now?"
                 if pending
                 else f"my earlier request was turned down, but now I need you to {c.asked}."
             ),
-            traveler.identity_line(),
-            "OK, I'll wait for the manager then."
+            identity=traveler.identity_line(),
+            yes="OK, I'll wait for the manager then."
             if pending
             else "OK, yes, please file it. I'll wait for the manager then.",
-            "Thank you, that's all.",
-        ],
+        ),
         traveler.known(booking_id=bk["booking_id"], company=c.account["company_name"]),
         unknown=["the status of the approval request"],
         instructions="Push once to have it done right away; accept waiting for a manager if it is explained.",
@@ -282,13 +283,17 @@ def approval_on_file(ctx: ScenarioContext) -> Task:
             description="The same change is already pending approval: file nothing, say it is pending.",
             user=spec,
             initial_patch=patch,
-            gold_actions=[call("get_booking", booking_id=bk["booking_id"])],
-            wrong_actions=[verify, direct_change(c)],
-            communicate=["pending"],
-            reference_reply=reply(
-                f"Your earlier request to {c.asked} is still pending: a manager has to approve it before I "
-                "can make the change.",
-                "That change already waits for a manager's decision (it is pending), so I can't do it now.",
+            **refusal(
+                "pending",
+                reply(
+                    f"Your earlier request to {c.asked} is still pending: a manager has to approve "
+                    "it before I "
+                    "can make the change.",
+                    "That change already waits for a manager's decision (it is pending), so I "
+                    "can't do it now.",
+                ),
+                reads=[call("get_booking", booking_id=bk["booking_id"])],
+                wrong=[verify, direct_change(c)],
             ),
         )
     return ctx.task(

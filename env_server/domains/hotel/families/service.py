@@ -9,8 +9,10 @@ from env_server.domain import (
     ScenarioContext,
     ScenarioUnavailable,
     call,
+    conversation,
     day_month,
     day_month_year,
+    refusal,
     reply,
     user_spec,
 )
@@ -124,13 +126,12 @@ def goodwill(ctx: ScenarioContext) -> Task:
         tickets.append(ticket)
         spec = guest.user(
             f"Get compensation for the problem logged in ticket {ticket['ticket_id']}",
-            [
+            conversation(
                 f"Hello, {when} at {hotel.row['name']}, booking {bk['booking_id']}. {problem} The front desk "
                 f"logged it as ticket {ticket['ticket_id']}. What can you do for me?",
-                guest.identity_line(),
-                "Yes, please. Thank you." if points else "I see. Well, thanks for explaining.",
-                "Thank you, that's all.",
-            ],
+                identity=guest.identity_line(),
+                yes="Yes, please. Thank you." if points else "I see. Well, thanks for explaining.",
+            ),
             detail=rng.choice(MOODS),
             known={"booking_id": bk["booking_id"], "ticket_id": ticket["ticket_id"]},
             unknown=["the goodwill rules"],
@@ -160,23 +161,24 @@ def goodwill(ctx: ScenarioContext) -> Task:
             description=f"A logged problem ({category}) earns no points: {why_not}.",
             user=spec,
             initial_patch=patch,
-            gold_actions=[call("get_booking", booking_id=bk["booking_id"])],
-            wrong_actions=[
-                verify,
-                call("award_goodwill_points", ticket_id=ticket["ticket_id"], points=wrong_points),
-            ],
-            communicate=[decisive],
-            reference_reply=_no_points_reply(decisive, category, s.check_out),
+            **refusal(
+                decisive,
+                _no_points_reply(decisive, category, s.check_out),
+                reads=[call("get_booking", booking_id=bk["booking_id"])],
+                wrong=[
+                    verify,
+                    call("award_goodwill_points", ticket_id=ticket["ticket_id"], points=wrong_points),
+                ],
+            ),
         )
     spec = guest.user(
         f"Report a problem with stay {bk['booking_id']}",
-        [
+        conversation(
             f"Hi, {when} at {hotel.row['name']}, booking {bk['booking_id']}. {problem} "
             "I want this on record.",
-            guest.identity_line(),
-            "Yes, please log it. Thanks.",
-            "Thank you, that's all.",
-        ],
+            identity=guest.identity_line(),
+            yes="Yes, please log it. Thanks.",
+        ),
         detail=rng.choice(MOODS),
         known={"booking_id": bk["booking_id"]},
         unknown=["the goodwill rules"],
@@ -226,13 +228,12 @@ def contact_update(ctx: ScenarioContext) -> Task:
         description=f"A verified guest updates their {what if what != 'both' else 'phone and email'}.",
         user=guest.user(
             "Update the contact details on the profile",
-            [
+            conversation(
                 f"Hi, please update my profile: {' and '.join(asks)}. My current email is "
                 f"{guest.row['email']}.",
-                guest.identity_line(),
-                "Yes, that's right, thank you.",
-                "Thank you, that's all.",
-            ],
+                identity=guest.identity_line(),
+                yes="Yes, that's right, thank you.",
+            ),
             detail=rng.choice(MOODS),
             known=args,
             instructions="Give your details when asked and confirm the new contact details.",
@@ -384,14 +385,13 @@ def multi_request(ctx: ScenarioContext) -> Task:
         f"{'an extra' if second_write.name == 'add_booking_extra' else 'a date change'} on the other.",
         user=guest.user(
             f"Update the phone number, cancel {a['booking_id']} and {second_ask}",
-            [
+            conversation(
                 f"Hi, a few things: my new phone is {spoken_phone(phone)}; please cancel booking "
                 f"{a['booking_id']} "
                 f"at {hotel.row['name']}; and {second_ask}. My email is {guest.row['email']}.",
-                guest.identity_line(),
-                "Yes, please do all of that.",
-                "Thank you, that's all.",
-            ],
+                identity=guest.identity_line(),
+                yes="Yes, please do all of that.",
+            ),
             detail="methodical",
             known={
                 "new_phone": phone,

@@ -10,6 +10,7 @@ from env_server.domain import (
     call,
     dollars_and_cents,
     month_day_year,
+    refusal,
     reply,
     whole_dollars,
 )
@@ -165,23 +166,25 @@ def deductible_change(ctx: ScenarioContext) -> Task:
             + ("the policy is lapsed." if lapsed else "it lowers the deductible while a claim is undecided."),
             user=user,
             initial_patch=scene.initial_patch(),
-            gold_actions=reads,
-            wrong_actions=[holder.verify(), change],
+            **refusal(
+                "lapsed" if lapsed or claim is None else claim.status.split("_")[0],
+                reply(
+                    "Your policy is lapsed, so its deductibles can't be changed.",
+                    "A lapsed policy can't have its coverage changed, I'm sorry.",
+                )
+                if lapsed or claim is None
+                else reply(
+                    "There is a claim on your policy that is still "
+                    + ("open" if claim.status == "open" else "under adjuster review")
+                    + ", and a deductible can't be lowered until it is decided.",
+                    "Lowering a deductible has to wait while a claim is still "
+                    + ("open." if claim.status == "open" else "with an adjuster for review."),
+                ),
+                reads=reads,
+                wrong=[holder.verify(), change],
+            ),
             # The decisive fact: the lapse (rule 2.2), else the status of the claim that blocks a lower
             # deductible (6.2): "open", or "adjuster" for a claim in adjuster_review.
-            communicate=["lapsed" if lapsed or claim is None else claim.status.split("_")[0]],
-            reference_reply=reply(
-                "Your policy is lapsed, so its deductibles can't be changed.",
-                "A lapsed policy can't have its coverage changed, I'm sorry.",
-            )
-            if lapsed or claim is None
-            else reply(
-                "There is a claim on your policy that is still "
-                + ("open" if claim.status == "open" else "under adjuster review")
-                + ", and a deductible can't be lowered until it is decided.",
-                "Lowering a deductible has to wait while a claim is still "
-                + ("open." if claim.status == "open" else "with an adjuster for review."),
-            ),
         )
     return ctx.task(
         difficulty_tags=["coverage", "deductible", "communicate", *(["claims"] if claim else [])],
