@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from env_server.domain import ScenarioContext, call, month_day_year, reply
+from env_server.domain import ScenarioContext, call, conversation, month_day_year, refusal, reply
 from env_server.domains.retail.families._policy import TIER, TODAY, days_since
 from env_server.domains.retail.families._scene import Scene, at, said_reason
 from env_server.domains.retail.tools.warranty import PROTECTION_PLAN_MONTHS, add_months
@@ -91,12 +91,12 @@ def warranty_claim(ctx: ScenarioContext) -> Task:
             },
             unknown=["the warranty end date"],
             instructions=f"The problem: {fault}. Be honest about how it happened. Accept what is offered.",
-            script=[
+            script=conversation(
                 f"Hi, my {product['name']} from order {order.id} has a problem: {fault}. Is it covered?",
-                person.identity_line(),
-                "Okay, yes, please go ahead." if covered or within_window else "I see. Thanks anyway.",
-                "Thanks, that's all for today.",
-            ],
+                identity=person.identity_line(),
+                yes="Okay, yes, please go ahead." if covered or within_window else "I see. Thanks anyway.",
+                thanks="Thanks, that's all for today.",
+            ),
         ),
         "initial_patch": scene.initial_patch(),
     }
@@ -144,20 +144,23 @@ def warranty_claim(ctx: ScenarioContext) -> Task:
     return ctx.task(
         difficulty_tags=["refusal", "warranty", "generated"],
         description=f"{issue} on a {product['name']}: refuse the claim, {why}.",
-        gold_actions=[call("check_warranty", order_item_id=line.id)],
-        wrong_actions=[person.verify(), claim],
-        # The decisive fact: accidental damage needs a protection plan, or the date coverage ended.
-        communicate=["accidental" if ends >= TODAY else ends.isoformat()],
-        reference_reply=reply(
-            "Accidental damage isn't covered by the warranty, and there's no protection plan on this item, "
-            "so I can't open a claim.",
-            "The damage counts as accidental, which the warranty excludes without a protection plan.",
-        )
-        if ends >= TODAY
-        else reply(
-            f"The warranty on your {product['name']} ended on {month_day_year(ends)}, so I can't open a "
-            "claim for it.",
-            f"Its coverage ran out on {ends.isoformat()}, so this fault isn't covered any more.",
+        **refusal(
+            "accidental" if ends >= TODAY else ends.isoformat(),
+            reply(
+                "Accidental damage isn't covered by the warranty, and there's no protection plan "
+                "on this item, "
+                "so I can't open a claim.",
+                "The damage counts as accidental, which the warranty excludes without a protection plan.",
+            )
+            if ends >= TODAY
+            else reply(
+                f"The warranty on your {product['name']} ended on {month_day_year(ends)}, so I can't open a "
+                "claim for it.",
+                f"Its coverage ran out on {ends.isoformat()}, so this fault isn't covered any more.",
+            ),
+            reads=[call("check_warranty", order_item_id=line.id)],
+            wrong=[person.verify(), claim],
         ),
+        # The decisive fact: accidental damage needs a protection plan, or the date coverage ended.
         **fields,
     )
