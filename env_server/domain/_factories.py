@@ -54,17 +54,18 @@ class EntitySpec(Generic[M]):
     order: task files show columns in that order.
     """
 
-    model: ClassVar[type[Any]]
+    #: The ORM class of the spec's table (named so that no column, not even one called `model`, hides it).
+    orm_class: ClassVar[type[Any]]
 
     def __init_subclass__(cls, model: type[Any] | None = None, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         if model is not None:
-            cls.model = model
+            cls.orm_class = model
 
     @classmethod
     def table(cls) -> str:
         """The name of the spec's table (its `initial_patch` key)."""
-        return str(cls.model.__tablename__)
+        return str(cls.orm_class.__tablename__)
 
     def values(self) -> dict[str, Any]:
         """The column values the spec sets, as Python values (dates as `date`), in field order."""
@@ -77,7 +78,7 @@ class EntitySpec(Generic[M]):
 
     def orm(self) -> M:
         """The row as an ORM object of the spec's table, for the seed and the tool tests."""
-        return cast(M, self.model(**self.values()))
+        return cast(M, self.orm_class(**self.values()))
 
     def row(self) -> dict[str, Any]:
         """The row as an `initial_patch` entry: the same values, dates and instants as ISO strings."""

@@ -14,6 +14,7 @@ from env_server.domain import (
     reply,
     whole_dollars,
 )
+from env_server.domains.insurance.factories import ClaimSpec, VehicleSpec
 from env_server.domains.insurance.families._common import (
     COVERAGE_BY_CAUSE,
     ID_CARDS_SETTLED,
@@ -28,11 +29,13 @@ from env_server.domains.insurance.families._common import (
 )
 from env_server.domains.insurance.families._holder import Holder
 from env_server.domains.insurance.families._scene import Scene
-from env_server.domains.insurance.models import DEDUCTIBLE_OPTIONS_CENTS, Claim, Vehicle
+from env_server.domains.insurance.models import DEDUCTIBLE_OPTIONS_CENTS
 from shared.tasks import Task
 
 
-def _undecided_claim(scene: Scene, holder: Holder, status: str, vehicle: Vehicle | None = None) -> Claim:
+def _undecided_claim(
+    scene: Scene, holder: Holder, status: str, vehicle: VehicleSpec | None = None
+) -> ClaimSpec:
     """A recent claim on `vehicle` (one of `holder`'s by default) that is still being decided."""
     rng = scene.rng
     causes = [c for c, cov in COVERAGE_BY_CAUSE.items() if cov != "glass" and holder.has(cov)]
@@ -136,7 +139,7 @@ def deductible_change(ctx: ScenarioContext) -> Task:
     current = getattr(holder.policy, column)
     target = rng.choice([d for d in DEDUCTIBLE_OPTIONS_CENTS if d != current])
     lowering = target < current
-    claim: Claim | None = None
+    claim: ClaimSpec | None = None
     if rng.random() < (0.5 if lowering else 0.25):
         claim = _undecided_claim(scene, holder, rng.choice(("open", "adjuster_review")))
     refused = status == "lapsed" or (lowering and claim is not None)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import date
 
 from env_server.domain import ScenarioContext, call, month_day_year, refusal, reply
+from env_server.domains.insurance.factories import PolicySpec
 from env_server.domains.insurance.families._common import (
     ID_CARDS_SETTLED,
     KIN,
@@ -24,7 +25,6 @@ from env_server.domains.insurance.families._common import (
 )
 from env_server.domains.insurance.families._holder import ticket
 from env_server.domains.insurance.families._scene import Scene
-from env_server.domains.insurance.models import Policy
 from shared.tasks import Task
 
 _STATE_NAMES = {"KS": "Kansas", "MI": "Michigan", "VA": "Virginia"}
@@ -48,7 +48,7 @@ def _no_exclusions_told(state: str) -> dict[str, object]:
     return {"rubric": ["Did the agent say that driver exclusions are not written on New York policies?"]}
 
 
-def _missing_coverage(policy: Policy) -> str:
+def _missing_coverage(policy: PolicySpec) -> str:
     """The coverage rule 5.3 requires and the policy lacks."""
     return "collision" if policy.collision_deductible_cents is None else "comprehensive"
 
