@@ -98,8 +98,15 @@ def patch_rows(*specs: EntitySpec[Any]) -> dict[str, list[dict[str, Any]]]:
 
 
 def insert(session: Session, specs: Iterable[EntitySpec[Any]]) -> list[Any]:
-    """Add the specs' ORM objects to `session` and flush (a tool test's setup); returns the objects."""
-    objects = [spec.orm() for spec in specs]
-    session.add_all(objects)
-    session.flush()
+    """Add the specs' ORM objects to `session` in the given order, parents first (a tool test's setup).
+
+    Each object is flushed as it is added: tables without ORM relationships give the session no order to
+    insert them in, so the order of `specs` is what satisfies their foreign keys. Returns the objects.
+    """
+    objects = []
+    for spec in specs:
+        obj = spec.orm()
+        session.add(obj)
+        session.flush()
+        objects.append(obj)
     return objects

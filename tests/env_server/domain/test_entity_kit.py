@@ -189,3 +189,23 @@ def test_an_analytics_task_asks_its_description_and_states_a_tolerance_only_when
     assert ratio.analytics is not None and ratio.analytics.tolerance == 0.01
     assert ratio.user.goal == "Know the average" and len(ratio.user.script) == 2
     assert ratio.difficulty_tags == ["analytics", "average"]
+
+
+class _Car(_Base):
+    __tablename__ = "cars"
+    car_id: Mapped[str] = mapped_column(String(8), primary_key=True)
+    model: Mapped[str] = mapped_column(String(20))
+
+
+@dataclass
+class CarSpec(EntitySpec[_Car], model=_Car):
+    car_id: str
+    model: str
+
+
+def test_a_column_called_model_does_not_hide_the_orm_class(session: Session) -> None:
+    spec = CarSpec("C-1", "Accord")
+    assert spec.row() == {"car_id": "C-1", "model": "Accord"}
+    assert CarSpec.table() == "cars"
+    insert(session, [spec])
+    assert session.scalars(select(_Car.model)).one() == "Accord"
