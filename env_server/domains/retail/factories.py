@@ -15,7 +15,16 @@ from datetime import date, datetime
 
 from env_server.domain import EntitySpec
 from env_server.domains.retail.catalog import FREE_SHIPPING_FROM_CENTS, SHIPPING_CENTS
-from env_server.domains.retail.models import Customer, Order, OrderItem, Payment, PaymentMethod, Shipment
+from env_server.domains.retail.models import (
+    Customer,
+    Order,
+    OrderItem,
+    Payment,
+    PaymentMethod,
+    Refund,
+    Shipment,
+    StoreCredit,
+)
 
 CARD_BRANDS = ("Visa", "Mastercard", "Amex", "Discover")
 
@@ -106,6 +115,38 @@ class ShipmentSpec(EntitySpec[Shipment], model=Shipment):
     status: str
     shipped_on: date | None
     delivered_on: date | None
+
+
+@dataclass
+class RefundSpec(EntitySpec[Refund], model=Refund):
+    """Money returned on an order to a payment method; `order_item_id` is stated (None: the whole order)."""
+
+    id: str
+    order_id: str
+    order_item_id: str | None
+    payment_method_id: str
+    amount_cents: int
+    reason: str
+    created_at: datetime
+
+
+@dataclass
+class StoreCreditSpec(EntitySpec[StoreCredit], model=StoreCredit):
+    """Credit added to a customer's balance (see `delay_credit`)."""
+
+    id: str
+    customer_id: str
+    order_id: str | None
+    amount_cents: int
+    reason: str
+    created_at: datetime
+
+
+def delay_credit(
+    credit_id: str, customer_id: str, order_id: str, cents: int, at: datetime
+) -> StoreCreditSpec:
+    """The store credit that compensates a late delivery (policy 9: reason delay_compensation)."""
+    return StoreCreditSpec(credit_id, customer_id, order_id, cents, "delay_compensation", at)
 
 
 def phone(rng: random.Random) -> str:

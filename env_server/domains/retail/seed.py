@@ -28,7 +28,9 @@ from env_server.domains.retail.factories import (
     CustomerSpec,
     OrderItemSpec,
     PaymentMethodSpec,
+    RefundSpec,
     ShipmentSpec,
+    delay_credit,
     method_label,
     payment,
     phone,
@@ -329,14 +331,9 @@ def _after_sales(
     if late_days >= 3 and order.total_cents >= 15000 and rng.random() < 0.6:
         amount = min(order.total_cents // 10, 5000)
         history.store_credits.append(
-            StoreCredit(
-                id=history.next_id("SC"),
-                customer_id=customer.id,
-                order_id=order.id,
-                amount_cents=amount,
-                reason="delay_compensation",
-                created_at=delivered_at + timedelta(days=1),
-            )
+            delay_credit(
+                history.next_id("SC"), customer.id, order.id, amount, delivered_at + timedelta(days=1)
+            ).orm()
         )
         customer.store_credit_cents += amount
     days_since = (TODAY - delivered_on).days
@@ -438,15 +435,7 @@ def _refund(
     item_id: str | None = None,
 ) -> None:
     history.refunds.append(
-        Refund(
-            id=history.next_id("RF"),
-            order_id=order.id,
-            order_item_id=item_id,
-            payment_method_id=method_id,
-            amount_cents=amount,
-            reason=reason,
-            created_at=min(at, NOW),
-        )
+        RefundSpec(history.next_id("RF"), order.id, item_id, method_id, amount, reason, min(at, NOW)).orm()
     )
 
 

@@ -28,7 +28,9 @@ from env_server.domains.retail.factories import (
     CustomerSpec,
     OrderItemSpec,
     PaymentMethodSpec,
+    RefundSpec,
     ShipmentSpec,
+    delay_credit,
     method_label,
     payment,
     phone,
@@ -311,29 +313,20 @@ class Scene(ScenarioPatch):
         self, order: PlacedOrder, amount: int, reason: str, on: date, item_id: str | None = None
     ) -> None:
         """An earlier refund on `order`, to its payment method."""
-        self.patch["refunds"].append(
-            {
-                "id": self.ctx.new_id("RF"),
-                "order_id": order.id,
-                "order_item_id": item_id,
-                "payment_method_id": order.payment_method_id,
-                "amount_cents": amount,
-                "reason": reason,
-                "created_at": at(on, 12),
-            }
+        refund_id, when = self.ctx.new_id("RF"), datetime.combine(on, time(12))
+        self.add(
+            patch_rows(
+                RefundSpec(refund_id, order.id, item_id, order.payment_method_id, amount, reason, when)
+            )
         )
 
     def credit(self, order: PlacedOrder, amount: int, on: date) -> None:
         """An earlier delay compensation for `order`, added to the customer's balance."""
-        self.patch["store_credits"].append(
-            {
-                "id": self.ctx.new_id("SC"),
-                "customer_id": order.customer.id,
-                "order_id": order.id,
-                "amount_cents": amount,
-                "reason": "delay_compensation",
-                "created_at": at(on, 12),
-            }
+        credit_id = self.ctx.new_id("SC")
+        self.add(
+            patch_rows(
+                delay_credit(credit_id, order.customer.id, order.id, amount, datetime.combine(on, time(12)))
+            )
         )
         row = next(r for r in self.patch["customers"] if r["id"] == order.customer.id)
         row["store_credit_cents"] += amount
