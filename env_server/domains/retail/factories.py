@@ -24,6 +24,7 @@ from env_server.domains.retail.models import (
     Refund,
     Shipment,
     StoreCredit,
+    WarrantyClaim,
 )
 
 CARD_BRANDS = ("Visa", "Mastercard", "Amex", "Discover")
@@ -139,6 +140,20 @@ class StoreCreditSpec(EntitySpec[StoreCredit], model=StoreCredit):
     order_id: str | None
     amount_cents: int
     reason: str
+    created_at: datetime
+
+
+@dataclass
+class WarrantyClaimSpec(EntitySpec[WarrantyClaim], model=WarrantyClaim):
+    """A warranty claim on an order line."""
+
+    id: str
+    order_item_id: str
+    customer_id: str
+    issue_type: str
+    resolution: str
+    status: str
+    description: str
     created_at: datetime
 
 

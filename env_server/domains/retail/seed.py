@@ -30,6 +30,7 @@ from env_server.domains.retail.factories import (
     PaymentMethodSpec,
     RefundSpec,
     ShipmentSpec,
+    WarrantyClaimSpec,
     delay_credit,
     method_label,
     payment,
@@ -412,7 +413,7 @@ def _seeded_claim(
     issue = rng.choice(("defect", "defect", "battery", "accidental_damage"))
     status = "denied" if issue == "accidental_damage" and not item.protection_plan else "completed"
     history.warranty_claims.append(
-        WarrantyClaim(
+        WarrantyClaimSpec(
             id=history.next_id("WC"),
             order_item_id=item.id,
             customer_id=customer.id,
@@ -421,7 +422,7 @@ def _seeded_claim(
             status=status,
             description="Stopped working after a few weeks of normal use.",
             created_at=delivered_at + timedelta(days=rng.randint(40, 55)),
-        )
+        ).orm()
     )
 
 

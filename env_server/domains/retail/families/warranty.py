@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import datetime, time, timedelta
 
-from env_server.domain import ScenarioContext, call, conversation, month_day_year, refusal, reply
+from env_server.domain import ScenarioContext, call, conversation, month_day_year, patch_rows, refusal, reply
+from env_server.domains.retail.factories import WarrantyClaimSpec
 from env_server.domains.retail.families._policy import TIER, TODAY, days_since
-from env_server.domains.retail.families._scene import Scene, at, said_reason
+from env_server.domains.retail.families._scene import Scene, said_reason
 from env_server.domains.retail.tools.warranty import PROTECTION_PLAN_MONTHS, add_months
 from shared.tasks import Task
 
@@ -57,20 +58,19 @@ def warranty_claim(ctx: ScenarioContext) -> Task:
     for _ in range(rng.choices((0, 1, 2, 3), weights=(5, 2, 2, 1))[0] if not within_window else 0):
         status = rng.choice(("completed", "completed", "denied"))
         completed += status == "completed"
-        scene.patch["warranty_claims"].append(
-            {
-                "id": ctx.new_id("WC"),
-                "order_item_id": line.id,
-                "customer_id": person.id,
-                "issue_type": "defect",
-                "resolution": "repair",
-                "status": status,
-                "description": "Earlier fault, handled by the repair centre.",
-                "created_at": at(
-                    delivered_on + timedelta(days=rng.randint(1, max(1, days_since(delivered_on) - 1)))
-                ),
-            }
+        earlier = WarrantyClaimSpec(
+            id=ctx.new_id("WC"),
+            order_item_id=line.id,
+            customer_id=person.id,
+            issue_type="defect",
+            resolution="repair",
+            status=status,
+            description="Earlier fault, handled by the repair centre.",
+            created_at=datetime.combine(
+                delivered_on + timedelta(days=rng.randint(1, max(1, days_since(delivered_on) - 1))), time(10)
+            ),
         )
+        scene.add(patch_rows(earlier))
     fault = rng.choice(ISSUE_TEXT[issue])
     resolution = "replacement" if completed >= 2 else "repair"
     covered = ends >= TODAY and (issue != "accidental_damage" or plan)
