@@ -12,6 +12,7 @@ from env_server.domain._caller import Caller
 from env_server.domain._conduct import Conduct
 from env_server.domain._context import ToolContext, ToolError
 from env_server.domain._domain import Domain, DomainFields, collect_tools, load_task_text, volatile
+from env_server.domain._factories import EntitySpec, insert, patch_rows, patch_value
 from env_server.domain._family import (
     ScenarioContext,
     ScenarioFamily,
@@ -23,6 +24,7 @@ from env_server.domain._identity import is_verified
 from env_server.domain._ids import FIRST_GENERATED_ID
 from env_server.domain._schema import allowed_values, one_of
 from env_server.domain._tables import IdentityVerificationTable, named_metadata
+from env_server.domain._task_shapes import THANKS, Refusal, analytics_task, conversation, refusal
 from env_server.domain._tool import Tool, ToolKind, tool
 from env_server.domain._user_side import Side
 from env_server.domain._view import RowView
@@ -39,13 +41,16 @@ from shared.tasks import GoldAction, ReferenceReply, ScriptLine, UserAction, Use
 
 __all__ = [
     "FIRST_GENERATED_ID",
+    "THANKS",
     "Caller",
     "Conduct",
     "Domain",
     "DomainFields",
+    "EntitySpec",
     "GoldAction",
     "IdentityVerificationTable",
     "ReferenceReply",
+    "Refusal",
     "RowView",
     "ScenarioContext",
     "ScenarioFamily",
@@ -60,18 +65,24 @@ __all__ = [
     "UserAction",
     "UserSpec",
     "allowed_values",
+    "analytics_task",
     "call",
     "collect_tools",
+    "conversation",
     "day_month",
     "day_month_year",
     "dollars",
     "dollars_and_cents",
+    "insert",
     "is_verified",
     "load_task_text",
     "month_day",
     "month_day_year",
     "named_metadata",
     "one_of",
+    "patch_rows",
+    "patch_value",
+    "refusal",
     "reply",
     "tool",
     "user_call",

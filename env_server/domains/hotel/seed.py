@@ -14,15 +14,32 @@ from datetime import date, datetime, time, timedelta
 
 from sqlalchemy.orm import Session
 
+from env_server.domains.hotel.factories import (
+    CARD_BRANDS,
+    ApprovalRequestSpec,
+    BookingExtraSpec,
+    BookingSpec,
+    CorporateAccountSpec,
+    GuestSpec,
+    HotelSpec,
+    LoyaltyTransactionSpec,
+    RoomNightSpec,
+    RoomTypeSpec,
+    SupportTicketSpec,
+    birth_date,
+    card,
+    invoice,
+    nightly_rate,
+    payment,
+    phone,
+)
 from env_server.domains.hotel.models import (
     NOW,
     ApprovalRequest,
     Booking,
-    BookingExtra,
     CorporateAccount,
     Guest,
     Hotel,
-    LoyaltyTransaction,
     Payment,
     PaymentMethod,
     RoomNight,
@@ -84,8 +101,6 @@ LAST_NAMES = (
     "Mensah", "Novak", "Oliveira", "Park", "Reyes", "Sato", "Torres", "Vogel", "Walsh", "Young",
 )
 # fmt: on
-PHONE_PREFIXES = ("+1312555", "+4915550", "+3519100", "+8175550", "+4477009")
-CARD_BRANDS = ("Visa", "Mastercard", "Amex")
 LOYALTY_TIERS = (
     ("blue", 45, 0, 4000),
     ("silver", 28, 4000, 15000),
@@ -124,31 +139,21 @@ class _Ids:
 def seed(session: Session, rng: random.Random) -> None:
     """Fill an empty hotel database; the same `rng` state always gives the same rows."""
     ids = _Ids({})
-    hotels = [Hotel(hotel_id=h, name=n, city=c, tier=t) for h, n, c, t in HOTELS]
+    hotels = [HotelSpec(h, n, c, t).orm() for h, n, c, t in HOTELS]
     room_types, rates = _room_types_and_rates(rng, hotels)
     room_counts = {rt.room_type_id: rt.room_count for rt in room_types}
     inventory = {
-        (rt_id, night): RoomNight(
-            room_type_id=rt_id, night=night, rate_cents=rate, rooms_available=_unsold(rng, room_counts[rt_id])
-        )
+        (rt_id, night): RoomNightSpec(rt_id, night, rate, _unsold(rng, room_counts[rt_id])).orm()
         for (rt_id, night), rate in rates.items()
         if night >= INVENTORY_FIRST_NIGHT
     }
-    accounts = [
-        CorporateAccount(account_id=a, company_name=n, discount_pct=d) for a, n, d in CORPORATE_ACCOUNTS
-    ]
+    accounts = [CorporateAccountSpec(a, n, d).orm() for a, n, d in CORPORATE_ACCOUNTS]
     guests = _guests(rng, ids, accounts)
     cards: dict[str, list[PaymentMethod]] = {}
     for guest in guests:
         cards[guest.guest_id] = [_card(rng, ids, guest) for _ in range(1 if rng.random() < 0.7 else 2)]
     invoices = {
-        a.account_id: PaymentMethod(
-            payment_method_id=ids.next("PM", 4),
-            kind="corporate_invoice",
-            corporate_account_id=a.account_id,
-            label=f"Invoice: {a.company_name}"[:40],
-        )
-        for a in accounts
+        a.account_id: invoice(ids.next("PM", 4), a.account_id, a.company_name).orm() for a in accounts
     }
     for rows in (hotels, room_types, accounts, guests, invoices.values()):
         session.add_all(rows)
@@ -174,18 +179,12 @@ def _room_types_and_rates(
     nights = (INVENTORY_LAST_NIGHT - HISTORY_START).days + 1
     for hotel in hotels:
         for (code, name, sleeps, (lo, hi)), base in zip(ROOM_CATEGORIES, BASE_RATES[hotel.tier], strict=True):
-            rt = RoomType(
-                room_type_id=f"RT-{hotel.hotel_id[2:]}-{code}",
-                hotel_id=hotel.hotel_id,
-                name=name,
-                max_occupancy=sleeps,
-                room_count=rng.randint(lo, hi),
-            )
+            rt_id = f"RT-{hotel.hotel_id[2:]}-{code}"
+            rt = RoomTypeSpec(rt_id, hotel.hotel_id, name, sleeps, rng.randint(lo, hi)).orm()
             room_types.append(rt)
             for offset in range(nights):
                 night = HISTORY_START + timedelta(days=offset)
-                weekend = 1.15 if night.weekday() in (4, 5) else 1.0
-                rates[rt.room_type_id, night] = round(base * weekend * rng.uniform(0.95, 1.08)) * 100
+                rates[rt_id, night] = nightly_rate(rng, base, night)
     return room_types, rates
 
 
@@ -207,17 +206,18 @@ def _guests(rng: random.Random, ids: _Ids, accounts: list[CorporateAccount]) -> 
             email = f"{first}.{last}{rng.randint(2, 99)}@example.com".lower()
         emails.add(email)
         tier = rng.choices(tiers, weights)[0]
+        guest_id = ids.next("G", 4)
         guests.append(
-            Guest(
-                guest_id=ids.next("G", 4),
-                first_name=first,
-                last_name=last,
-                email=email,
-                phone=rng.choice(PHONE_PREFIXES) + f"{rng.randint(0, 9999):04d}",
-                date_of_birth=date(1950, 1, 1) + timedelta(days=rng.randint(0, 19500)),
-                loyalty_tier=tier,
-                loyalty_points=rng.randint(*points_range[tier]),
-            )
+            GuestSpec(
+                guest_id,
+                first,
+                last,
+                email,
+                phone(rng),
+                birth_date(rng),
+                tier,
+                rng.randint(*points_range[tier]),
+            ).orm()
         )
     members = rng.sample(guests, 8 * len(accounts))
     for i, account in enumerate(accounts):
@@ -228,10 +228,7 @@ def _guests(rng: random.Random, ids: _Ids, accounts: list[CorporateAccount]) -> 
 
 
 def _card(rng: random.Random, ids: _Ids, guest: Guest) -> PaymentMethod:
-    label = f"{rng.choice(CARD_BRANDS)} ending {rng.randint(0, 9999):04d}"
-    return PaymentMethod(
-        payment_method_id=ids.next("PM", 4), kind="card", guest_id=guest.guest_id, label=label
-    )
+    return card(ids.next("PM", 4), guest.guest_id, rng.choice(CARD_BRANDS), rng.randint(0, 9999)).orm()
 
 
 def _booking(
@@ -268,7 +265,7 @@ def _booking(
     created = datetime.combine(check_in - timedelta(days=rng.randint(2, 80)), time(rng.randint(7, 22)))
     created = min(created, NOW - timedelta(hours=rng.randint(2, 400)))
     cancelled = created + (NOW - created) * rng.random() if status == "cancelled" else None
-    return Booking(
+    return BookingSpec(
         booking_id=ids.next("BK", 5),
         guest_id=guest.guest_id,
         room_type_id=rt.room_type_id,
@@ -291,7 +288,7 @@ def _booking(
         cancellation_reason=rng.choice(["Change of plans", "Trip postponed", "Found other accommodation"])
         if cancelled
         else None,
-    )
+    ).orm()
 
 
 def _stay_dates(rng: random.Random, status: str) -> tuple[date, date]:
@@ -326,36 +323,34 @@ def _money_and_history(
         if b.status in ("confirmed", "checked_in", "checked_out") and rng.random() < 0.18:
             extra = rng.choice(["breakfast", "parking", "late_checkout"])
             price = extra_price_cents(extra, adults=b.adults, nights=(b.check_out - b.check_in).days)
-            rows.append(
-                BookingExtra(booking_id=b.booking_id, extra=extra, price_cents=price, complimentary=False)
-            )
+            rows.append(BookingExtraSpec(b.booking_id, extra, price, complimentary=False).orm())
         if b.status == "checked_out" and b.room_total_cents >= 100:
             rows.append(
-                LoyaltyTransaction(
+                LoyaltyTransactionSpec(
                     transaction_id=ids.next("LT", 5),
                     guest_id=b.guest_id,
                     booking_id=b.booking_id,
                     kind="stay",
                     points=b.room_total_cents // 100,
                     created_at=datetime.combine(b.check_out, time(11)),
-                )
+                ).orm()
             )
     redeemers = rng.sample([g for g in guests if g.loyalty_points >= 10000], 12)
     for guest in redeemers:
         rows.append(
-            LoyaltyTransaction(
+            LoyaltyTransactionSpec(
                 transaction_id=ids.next("LT", 5),
                 guest_id=guest.guest_id,
                 kind="redemption",
                 points=-rng.choice([5000, 7500, 10000]),
                 created_at=NOW - timedelta(days=rng.randint(3, 80)),
-            )
+            ).orm()
         )
     tickets: list[SupportTicket] = []
     stays = [b for b in bookings if b.status in ("checked_in", "checked_out")]
     for b in rng.sample(stays, N_TICKETS):
         category = rng.choice(list(TICKET_SUMMARIES))
-        ticket = SupportTicket(
+        ticket = SupportTicketSpec(
             ticket_id=ids.next("TK", 5),
             guest_id=b.guest_id,
             booking_id=b.booking_id,
@@ -363,11 +358,11 @@ def _money_and_history(
             status="open" if b.status == "checked_in" and rng.random() < 0.5 else "resolved",
             summary=TICKET_SUMMARIES[category],
             created_at=min(NOW, datetime.combine(b.check_in + timedelta(days=1), time(rng.randint(6, 23)))),
-        )
+        ).orm()
         tickets.append(ticket)
         if category in GOODWILL_POINTS and rng.random() < 0.5:
             rows.append(
-                LoyaltyTransaction(
+                LoyaltyTransactionSpec(
                     transaction_id=ids.next("LT", 5),
                     guest_id=b.guest_id,
                     booking_id=b.booking_id,
@@ -375,7 +370,7 @@ def _money_and_history(
                     kind="goodwill",
                     points=GOODWILL_POINTS[category],
                     created_at=ticket.created_at,
-                )
+                ).orm()
             )
     rows.extend(_approval_requests(rng, ids, bookings, room_types))
     session.add_all(tickets)
@@ -385,15 +380,7 @@ def _money_and_history(
 
 
 def _payment(ids: _Ids, b: Booking, kind: str, purpose: str, cents: int, at: datetime) -> Payment:
-    return Payment(
-        payment_id=ids.next("PAY", 5),
-        booking_id=b.booking_id,
-        payment_method_id=b.payment_method_id,
-        kind=kind,
-        purpose=purpose,
-        amount_cents=cents,
-        created_at=at,
-    )
+    return payment(ids.next("PAY", 5), b, kind, purpose, cents, at).orm()
 
 
 def _approval_requests(
@@ -414,7 +401,7 @@ def _approval_requests(
         shift = timedelta(days=rng.choice([1, 2, 7]))
         status = rng.choice(["pending", "rejected"])
         requests.append(
-            ApprovalRequest(
+            ApprovalRequestSpec(
                 approval_id=ids.next("APR", 5),
                 booking_id=b.booking_id,
                 requested_by_guest_id=b.guest_id,
@@ -425,6 +412,6 @@ def _approval_requests(
                 status=status,
                 note=APPROVAL_NOTES[status],
                 created_at=NOW - timedelta(days=rng.randint(1, 10)),
-            )
+            ).orm()
         )
     return requests

@@ -5,7 +5,7 @@ Shared by the seed and the tools, so seeded premiums and premiums recomputed aft
 
 from __future__ import annotations
 
-from env_server.domains.insurance.models import Policy
+from typing import Protocol
 
 #: Base liability premium per vehicle and month, by use of the vehicle.
 USAGE_BASE_CENTS = {"pleasure": 4_800, "commute": 6_200, "business": 8_600}
@@ -48,7 +48,16 @@ def vehicle_premium_cents(
     return total
 
 
-def premium_under(policy: Policy, usage: str) -> int:
+class Coverages(Protocol):
+    """What a vehicle's premium depends on in its policy (a `Policy` row or a family's `PolicySpec`)."""
+
+    liability_limits: str
+    collision_deductible_cents: int | None
+    comprehensive_deductible_cents: int | None
+    full_glass: bool
+
+
+def premium_under(policy: Coverages, usage: str) -> int:
     """Monthly premium of a vehicle used for `usage` under the coverages `policy` carries now."""
     return vehicle_premium_cents(
         usage,

@@ -14,6 +14,16 @@ from datetime import date, timedelta
 
 from sqlalchemy.orm import Session
 
+from env_server.domains.insurance.factories import (
+    BillingAccountSpec,
+    ClaimSpec,
+    CustomerSpec,
+    PolicySpec,
+    VehicleSpec,
+    driver,
+    license_number,
+    payout_cents,
+)
 from env_server.domains.insurance.models import (
     DEDUCTIBLE_OPTIONS_CENTS,
     NOW,
@@ -182,7 +192,7 @@ def _customer(rng: random.Random, n: int, emails: set[str]) -> Customer:
         email = f"{first}.{last}{suffix}@example.com".lower()
         suffix += 1
     emails.add(email)
-    return Customer(
+    return CustomerSpec(
         customer_id=f"CU-{10001 + n}",
         first_name=first,
         last_name=last,
@@ -194,7 +204,7 @@ def _customer(rng: random.Random, n: int, emails: set[str]) -> Customer:
         state=state,
         zip_code=f"{zip_prefix}{rng.randint(1, 99):02d}",
         customer_since=TODAY - timedelta(days=rng.randint(200, 12 * 365)),
-    )
+    ).orm()
 
 
 def _policy(rng: random.Random, policy_id: str, customer: Customer) -> Policy:
@@ -207,7 +217,7 @@ def _policy(rng: random.Random, policy_id: str, customer: Customer) -> Policy:
     has_collision = rng.random() < 0.8
     has_comprehensive = rng.random() < (0.9 if has_collision else 0.3)
     comprehensive = rng.choice(DEDUCTIBLE_OPTIONS_CENTS) if has_comprehensive else None
-    policy = Policy(
+    policy = PolicySpec(
         policy_id=policy_id,
         customer_id=customer.customer_id,
         state=customer.state,
@@ -219,7 +229,11 @@ def _policy(rng: random.Random, policy_id: str, customer: Customer) -> Policy:
         collision_deductible_cents=rng.choice(DEDUCTIBLE_OPTIONS_CENTS) if has_collision else None,
         comprehensive_deductible_cents=comprehensive,
         full_glass=comprehensive is not None and rng.random() < 0.35,
-    )
+        grace_ends_on=None,
+        lapsed_on=None,
+        cancelled_on=None,
+        cancellation_reason=None,
+    ).orm()
     if status == "grace":
         policy.grace_ends_on = TODAY + timedelta(days=rng.randint(1, 20))
     elif status == "lapsed":
@@ -257,7 +271,7 @@ def _vehicles(rng: random.Random, policy: Policy, vins: set[str], next_id: _Next
         )
         premium = premium_under(policy, usage)
         result.append(
-            Vehicle(
+            VehicleSpec(
                 vehicle_id=next_id("VEH"),
                 policy_id=policy.policy_id,
                 vin=_vin(rng, vins),
@@ -271,7 +285,7 @@ def _vehicles(rng: random.Random, policy: Policy, vins: set[str], next_id: _Next
                 status="removed" if is_removed else "active",
                 added_on=added_on,
                 removed_on=removed_on,
-            )
+            ).orm()
         )
     return result
 
@@ -279,23 +293,19 @@ def _vehicles(rng: random.Random, policy: Policy, vins: set[str], next_id: _Next
 def _drivers(rng: random.Random, policy: Policy, customer: Customer, next_id: _NextId) -> list[Driver]:
     state = policy.state
 
-    def license_number() -> str:
-        return f"{state}{rng.randint(10**8, 10**9 - 1)}"
-
     def person(first: str, last: str, born: date, relationship: str, status: str = "listed") -> Driver:
-        return Driver(
-            driver_id=next_id("DRV"),
-            policy_id=policy.policy_id,
-            first_name=first,
-            last_name=last,
-            date_of_birth=born,
-            license_number=license_number(),
-            license_state=state,
+        return driver(
+            next_id("DRV"),
+            policy.policy_id,
+            state,
+            license_number(rng, state),
+            first=first,
+            last=last,
+            born=born,
             relationship=relationship,
+            on=policy.term_start,
             status=status,
-            added_on=policy.term_start,
-            excluded_on=policy.term_start if status == "excluded" else None,
-        )
+        ).orm()
 
     drivers = [person(customer.first_name, customer.last_name, customer.date_of_birth, "named_insured")]
     insured_age = (TODAY - customer.date_of_birth).days // 365
@@ -321,7 +331,7 @@ def _billing(rng: random.Random, policy: Policy, next_id: _NextId) -> BillingAcc
     elif policy.status == "lapsed":
         past_due = premium * rng.randint(2, 4)
     method = rng.choices(["card", "bank_account"], weights=[60, 40])[0]
-    return BillingAccount(
+    return BillingAccountSpec(
         billing_account_id=next_id("BA"),
         policy_id=policy.policy_id,
         payment_method=method,
@@ -329,7 +339,7 @@ def _billing(rng: random.Random, policy: Policy, next_id: _NextId) -> BillingAcc
         autopay=policy.status == "active" and rng.random() < 0.55,
         past_due_cents=past_due,
         next_due_date=TODAY + timedelta(days=rng.randint(1, 28)),
-    )
+    ).orm()
 
 
 def _payments(rng: random.Random, policy: Policy, account: BillingAccount, next_id: _NextId) -> list[Payment]:
@@ -410,7 +420,7 @@ def _claim(rng: random.Random, policy: Policy, vehicles: list[Vehicle], next_id:
         status = "adjuster_review" if big else "open"
     else:
         status = rng.choices(["approved", "denied", "closed"], weights=[60, 10, 30])[0]
-    return Claim(
+    return ClaimSpec(
         claim_id=next_id("CLM"),
         policy_id=policy.policy_id,
         vehicle_id=rng.choice(active).vehicle_id,
@@ -422,9 +432,9 @@ def _claim(rng: random.Random, policy: Policy, vehicles: list[Vehicle], next_id:
         deductible_cents=deductible,
         injuries=cause == "vehicle_collision" and rng.random() < 0.15,
         status=status,
-        payout_cents=estimate - deductible if status == "approved" else None,
+        payout_cents=payout_cents(status, estimate, deductible),
         description=f"{cause.replace('_', ' ').capitalize()} damage reported by the policyholder.",
-    )
+    ).orm()
 
 
 def _claim_documents(rng: random.Random, policy: Policy, claim: Claim, next_id: _NextId) -> list[Document]:

@@ -16,16 +16,27 @@ from datetime import date, datetime, time, timedelta
 from sqlalchemy.orm import Session
 
 from env_server.domains.retail.catalog import (
-    FREE_SHIPPING_FROM_CENTS,
     NOW,
     PRODUCTS,
     PROMOTIONS,
     RETURN_FEE_CENTS,
-    SHIPPING_CENTS,
     TIERS,
     ProductRow,
     PromotionRow,
 )
+from env_server.domains.retail.factories import (
+    CustomerSpec,
+    OrderItemSpec,
+    PaymentMethodSpec,
+    RefundSpec,
+    ShipmentSpec,
+    WarrantyClaimSpec,
+    delay_credit,
+    method_label,
+    payment,
+    phone,
+)
+from env_server.domains.retail.factories import order as order_spec
 from env_server.domains.retail.models import (
     ApprovalRequest,
     Customer,
@@ -74,7 +85,6 @@ _CITIES = (
     ("Columbus", "OH", "432"), ("San Diego", "CA", "921"), ("Minneapolis", "MN", "554"),
 )
 # fmt: on
-_CARDS = ("Visa", "Mastercard", "Amex", "Discover")
 _TIER_WEIGHTS = {"basic": 45, "silver": 30, "gold": 18, "platinum": 7}
 _CANCEL_REASONS = ("no_longer_needed", "ordered_by_mistake", "found_better_price", "delivery_too_slow")
 _RETURN_REASONS = ("changed_mind", "defective", "damaged", "wrong_item", "not_as_described")
@@ -163,12 +173,12 @@ def _customers(history: _History, rng: random.Random) -> list[tuple[Customer, li
     for n in range(1, CUSTOMER_COUNT + 1):
         first, last = rng.choice(_FIRST), rng.choice(_LAST)
         city, state, zip_prefix = rng.choice(_CITIES)
-        customer = Customer(
+        customer = CustomerSpec(
             id=history.next_id("CU"),
             first_name=first,
             last_name=last,
             email=f"{first.lower()}.{last.lower()}{n}@example.com",
-            phone=f"555-{rng.randint(200, 999)}-{rng.randint(1000, 9999)}",
+            phone=phone(rng),
             address_line=f"{rng.randint(10, 9899)} {rng.choice(_STREETS)}",
             city=city,
             state=state,
@@ -177,7 +187,7 @@ def _customers(history: _History, rng: random.Random) -> list[tuple[Customer, li
             store_credit_cents=0,
             member_since=date(2019, 1, 1) + timedelta(days=rng.randint(0, 2700)),
             status="active",
-        )
+        ).orm()
         history.customers.append(customer)
         methods = [_payment_method(history, rng, customer.id, "credit_card")]
         if rng.random() < 0.35:
@@ -186,19 +196,9 @@ def _customers(history: _History, rng: random.Random) -> list[tuple[Customer, li
     return out
 
 
-def method_label(rng: random.Random, kind: str) -> str:
-    """How a stored payment method of `kind` is shown: "Visa ending 4242", "PayPal account"..."""
-    digits = f"{rng.randint(0, 9999):04d}"
-    return {
-        "credit_card": f"{rng.choice(_CARDS)} ending {digits}",
-        "paypal": "PayPal account",
-        "gift_card": f"Gift card ending {digits}",
-    }[kind]
-
-
 def _payment_method(history: _History, rng: random.Random, customer_id: str, kind: str) -> PaymentMethod:
     label = method_label(rng, kind)
-    method = PaymentMethod(id=history.next_id("PM"), customer_id=customer_id, kind=kind, label=label)
+    method = PaymentMethodSpec(history.next_id("PM"), customer_id, kind, label).orm()
     history.payment_methods.append(method)
     return method
 
@@ -227,36 +227,22 @@ def _order(
     discount = 0
     if promo is not None:
         discount = subtotal * promo.percent_off // 100 if promo.percent_off else promo.amount_off_cents or 0
-    shipping = 0 if subtotal >= FREE_SHIPPING_FROM_CENTS else SHIPPING_CENTS
-    order = Order(
-        id=order_id,
-        customer_id=customer.id,
+    spec = order_spec(
+        order_id,
+        customer.id,
         status="processing",
         placed_at=placed_at,
         warehouse=rng.choice(("EAST", "WEST")),
         subtotal_cents=subtotal,
         discount_cents=discount,
-        shipping_cents=shipping,
-        total_cents=subtotal - discount + shipping,
         promo_code=promo.code if promo else None,
         promised_date=placed_at.date() + timedelta(days=5),
-        ship_address_line=customer.address_line,
-        ship_city=customer.city,
-        ship_state=customer.state,
-        ship_zip_code=customer.zip_code,
-        cancel_reason=None,
+        ship_to=(customer.address_line, customer.city, customer.state, customer.zip_code),
     )
+    order = spec.orm()
     history.orders.append(order)
     method = rng.choice(methods)
-    history.payments.append(
-        Payment(
-            id=history.next_id("PA"),
-            order_id=order_id,
-            payment_method_id=method.id,
-            amount_cents=order.total_cents,
-            captured_at=placed_at,
-        )
-    )
+    history.payments.append(payment(history.next_id("PA"), spec, method.id).orm())
     if age_days <= 2:
         order.status = "pending" if age_days == 0 and rng.random() < 0.5 else "processing"
         return
@@ -274,7 +260,7 @@ def _order(
 def _item(history: _History, rng: random.Random, order_id: str, product: ProductRow) -> OrderItem:
     cheap = product.price_cents < 10000
     markup = rng.choice((0, 0, 0, 0, 1000, 2000)) if product.price_cents > 20000 else 0
-    item = OrderItem(
+    item = OrderItemSpec(
         id=history.next_id("OI"),
         order_id=order_id,
         product_id=product.id,
@@ -282,7 +268,7 @@ def _item(history: _History, rng: random.Random, order_id: str, product: Product
         unit_price_cents=product.price_cents + markup,
         returned_quantity=0,
         protection_plan=product.price_cents >= 40000 and rng.random() < 0.25,
-    )
+    ).orm()
     history.order_items.append(item)
     return item
 
@@ -311,7 +297,7 @@ def _shipment(history: _History, rng: random.Random, order: Order) -> Shipment:
         status, delivered_on = "lost", None
     elif delivered_on is not None and delivered_on >= TODAY:
         status, delivered_on = "in_transit", None
-    shipment = Shipment(
+    shipment = ShipmentSpec(
         id=history.next_id("SH"),
         order_id=order.id,
         carrier=carrier,
@@ -319,7 +305,7 @@ def _shipment(history: _History, rng: random.Random, order: Order) -> Shipment:
         status=status,
         shipped_on=shipped_on,
         delivered_on=delivered_on,
-    )
+    ).orm()
     history.shipments.append(shipment)
     return shipment
 
@@ -346,14 +332,9 @@ def _after_sales(
     if late_days >= 3 and order.total_cents >= 15000 and rng.random() < 0.6:
         amount = min(order.total_cents // 10, 5000)
         history.store_credits.append(
-            StoreCredit(
-                id=history.next_id("SC"),
-                customer_id=customer.id,
-                order_id=order.id,
-                amount_cents=amount,
-                reason="delay_compensation",
-                created_at=delivered_at + timedelta(days=1),
-            )
+            delay_credit(
+                history.next_id("SC"), customer.id, order.id, amount, delivered_at + timedelta(days=1)
+            ).orm()
         )
         customer.store_credit_cents += amount
     days_since = (TODAY - delivered_on).days
@@ -432,7 +413,7 @@ def _seeded_claim(
     issue = rng.choice(("defect", "defect", "battery", "accidental_damage"))
     status = "denied" if issue == "accidental_damage" and not item.protection_plan else "completed"
     history.warranty_claims.append(
-        WarrantyClaim(
+        WarrantyClaimSpec(
             id=history.next_id("WC"),
             order_item_id=item.id,
             customer_id=customer.id,
@@ -441,7 +422,7 @@ def _seeded_claim(
             status=status,
             description="Stopped working after a few weeks of normal use.",
             created_at=delivered_at + timedelta(days=rng.randint(40, 55)),
-        )
+        ).orm()
     )
 
 
@@ -455,15 +436,7 @@ def _refund(
     item_id: str | None = None,
 ) -> None:
     history.refunds.append(
-        Refund(
-            id=history.next_id("RF"),
-            order_id=order.id,
-            order_item_id=item_id,
-            payment_method_id=method_id,
-            amount_cents=amount,
-            reason=reason,
-            created_at=min(at, NOW),
-        )
+        RefundSpec(history.next_id("RF"), order.id, item_id, method_id, amount, reason, min(at, NOW)).orm()
     )
 
 

@@ -7,10 +7,8 @@ lends a seeded book to a seeded member under a fresh loan id (`L-7xxxx`/`L-8xxxx
 
 from __future__ import annotations
 
-from datetime import timedelta
-from typing import Any
-
-from env_server.domain import ScenarioContext, ScenarioFamily
+from env_server.domain import ScenarioContext, ScenarioFamily, conversation, patch_rows
+from env_server.domains.starter.factories import LoanSpec, loan
 from shared.tasks import Task
 
 _THANKS = "Thanks, that's all."
@@ -31,30 +29,20 @@ _RETURN_RENEW = (
 )
 
 
-def _loans(ctx: ScenarioContext, n: int) -> list[dict[str, Any]]:
+def _loans(ctx: ScenarioContext, n: int) -> list[LoanSpec]:
     """`n` fresh active loans of one seeded member, on distinct seeded books, due within three weeks."""
     member = ctx.pick("members")["member_id"]
     books = ctx.rng.sample([b["book_id"] for b in ctx.rows("books")], n)
     today = ctx.now.date()
-    return [
-        {
-            "loan_id": ctx.new_id("L"),
-            "member_id": member,
-            "book_id": book,
-            "due_date": (today + timedelta(days=ctx.rng.randrange(-10, 21))).isoformat(),
-            "status": "active",
-            "renewals": ctx.rng.randrange(0, 3),
-        }
-        for book in books
-    ]
+    return [loan(ctx.rng, ctx.new_id("L"), member, book, today) for book in books]
 
 
 def _request(ctx: ScenarioContext, phrasings: tuple[str, ...], actions: list[str], tag: str) -> Task:
     """A one-request task: the member asks, the desk calls `actions` in order on the fresh loans."""
     loans = _loans(ctx, len(actions))
-    ids = [loan["loan_id"] for loan in loans]
+    ids = [spec.loan_id for spec in loans]
     said = ctx.rng.choice(phrasings).format(a=ids[0], b=ids[-1])
-    goal = " and ".join(f"{name.split('_')[0]} loan {loan}" for name, loan in zip(actions, ids, strict=True))
+    goal = " and ".join(f"{name.split('_')[0]} loan {i}" for name, i in zip(actions, ids, strict=True))
     return ctx.task(
         kind="action",
         difficulty_tags=[tag],
@@ -63,11 +51,11 @@ def _request(ctx: ScenarioContext, phrasings: tuple[str, ...], actions: list[str
             "persona": "a library member at the desk",
             "goal": goal[0].upper() + goal[1:],
             "known_info": {"loan_ids": ids},
-            "script": [said, _THANKS],
+            "script": conversation(said, thanks=_THANKS),
         },
-        initial_patch={"loans": loans},
+        initial_patch=patch_rows(*loans),
         gold_actions=[
-            {"name": name, "arguments": {"loan_id": loan}} for name, loan in zip(actions, ids, strict=True)
+            {"name": name, "arguments": {"loan_id": i}} for name, i in zip(actions, ids, strict=True)
         ],
     )
 

@@ -14,6 +14,20 @@ from datetime import date, datetime, timedelta
 
 from sqlalchemy.orm import Session
 
+from env_server.domains.travel.factories import (
+    BaggageSpec,
+    FlightSpec,
+    LoyaltyAccountSpec,
+    PassengerSpec,
+    PaymentMethodSpec,
+    PaymentSpec,
+    ReservationSpec,
+    SeatInventorySpec,
+    SegmentSpec,
+    TravelerSpec,
+    card,
+    phone,
+)
 from env_server.domains.travel.fares import (
     TIER_BAG_BONUS,
     alert_contact,
@@ -24,7 +38,6 @@ from env_server.domains.travel.fares import (
 from env_server.domains.travel.models import (
     NOW,
     Airport,
-    Baggage,
     Base,
     Compensation,
     FareClass,
@@ -37,7 +50,6 @@ from env_server.domains.travel.models import (
     PaymentMethod,
     Reservation,
     SeatInventory,
-    Segment,
     SupervisorReview,
     Traveler,
 )
@@ -234,7 +246,7 @@ def _flights(rng: random.Random, ids: _Ids) -> list[Flight]:
         for number, origin, destination, miles, hhmm in SCHEDULE:
             departure = _at(day, hhmm)
             duration = (45 + miles * 60 // 500 + 4) // 5 * 5
-            flight = Flight(
+            flight = FlightSpec(
                 flight_id=ids.next("FL"),
                 flight_number=number,
                 origin=origin,
@@ -245,7 +257,7 @@ def _flights(rng: random.Random, ids: _Ids) -> list[Flight]:
                 status="scheduled",
                 delay_minutes=0,
                 disruption_cause=None,
-            )
+            ).orm()
             hours_ahead = (departure - NOW).total_seconds() / 3600
             cancel_p, delay_p = (0.03, 0.15) if hours_ahead < 48 else (0.01, 0.0)
             roll = rng.random()
@@ -272,13 +284,9 @@ def _inventory(rng: random.Random, flights: list[Flight]) -> dict[tuple[str, str
             ("business", business_dollars, rng.randint(0, 9)),
         ):
             total = CABIN_SEATS[cabin]
-            inventory[flight.flight_id, cabin] = SeatInventory(
-                flight_id=flight.flight_id,
-                cabin=cabin,
-                seats_total=total,
-                seats_available=total - sold,
-                base_price_cents=dollars * 100,
-            )
+            inventory[flight.flight_id, cabin] = SeatInventorySpec(
+                flight.flight_id, cabin, total, total - sold, dollars * 100
+            ).orm()
     return inventory
 
 
@@ -288,14 +296,14 @@ def _passengers(rng: random.Random, ids: _Ids) -> list[Passenger]:
     for n in names:
         first, last = FIRST_NAMES[n % len(FIRST_NAMES)], LAST_NAMES[n // len(FIRST_NAMES)]
         passengers.append(
-            Passenger(
+            PassengerSpec(
                 passenger_id=ids.next("PX"),
                 first_name=first,
                 last_name=last,
                 email=f"{first}.{last}@example.com".lower(),
-                phone=f"+1-{rng.randint(201, 989)}-555-{rng.randint(0, 9999):04d}",
+                phone=phone(rng),
                 date_of_birth=date(1950, 1, 1) + timedelta(days=rng.randint(0, 19500)),
-            )
+            ).orm()
         )
     return passengers
 
@@ -304,13 +312,13 @@ def _loyalty(rng: random.Random, ids: _Ids, passengers: list[Passenger]) -> dict
     accounts = {}
     for p in passengers:
         if rng.random() < 0.65:
-            accounts[p.passenger_id] = LoyaltyAccount(
+            accounts[p.passenger_id] = LoyaltyAccountSpec(
                 loyalty_id=ids.next("LY"),
                 passenger_id=p.passenger_id,
                 tier=rng.choices(("member", "silver", "gold", "platinum"), weights=(40, 28, 20, 12))[0],
                 miles_balance=rng.randint(0, 1800) * 100,
                 enrolled_on=date(2010, 1, 1) + timedelta(days=rng.randint(0, 5600)),
-            )
+            ).orm()
     return accounts
 
 
@@ -319,23 +327,22 @@ def _payment_methods(rng: random.Random, ids: _Ids, passengers: list[Passenger])
     for p in passengers:
         for _ in range(2 if rng.random() < 0.4 else 1):
             methods.append(
-                PaymentMethod(
-                    payment_method_id=ids.next("PM"),
-                    passenger_id=p.passenger_id,
-                    kind="credit_card",
-                    card_brand=rng.choice(("Visa", "Mastercard", "Amex")),
-                    card_last4=f"{rng.randint(0, 9999):04d}",
-                )
+                card(
+                    ids.next("PM"),
+                    p.passenger_id,
+                    rng.choice(("Visa", "Mastercard", "Amex")),
+                    f"{rng.randint(0, 9999):04d}",
+                ).orm()
             )
         if rng.random() < 0.2:
             methods.append(
-                PaymentMethod(
+                PaymentMethodSpec(
                     payment_method_id=ids.next("PM"),
                     passenger_id=p.passenger_id,
                     kind="voucher",
                     balance_cents=rng.choice((5000, 10000, 15000, 20000, 25000)),
                     expires_on=date(2027, rng.randint(1, 12), 28),
-                )
+                ).orm()
             )
     return methods
 
@@ -426,7 +433,7 @@ def _reservation(rng: random.Random, ids: _Ids, world: _World) -> None:
         span = int((latest - booked_at).total_seconds() // 60)
         if span > 60:
             cancelled_at = booked_at + timedelta(minutes=rng.randint(30, span - 30))
-    reservation = Reservation(
+    reservation = ReservationSpec(
         reservation_id=ids.next("RS"),
         holder_id=holder.passenger_id,
         fare_class=fare.code,
@@ -435,18 +442,18 @@ def _reservation(rng: random.Random, ids: _Ids, world: _World) -> None:
         booked_at=booked_at,
         cancelled_at=cancelled_at,
         cancel_reason="Plans changed" if cancelled_at else None,
-    )
+    ).orm()
     world.rows.append(reservation)
     rid = reservation.reservation_id
     travelers = [
-        Traveler(
+        TravelerSpec(
             traveler_id=ids.next("TR"),
             reservation_id=rid,
             passenger_id=holder.passenger_id if is_holder else None,
             first_name=first,
             last_name=last,
             date_of_birth=born,
-        )
+        ).orm()
         for first, last, born, is_holder in _travelers(rng, holder, count)
     ]
     world.rows.extend(travelers)
@@ -456,14 +463,14 @@ def _reservation(rng: random.Random, ids: _Ids, world: _World) -> None:
             world.inventory[flight.flight_id, fare.cabin].base_price_cents, fare.price_pct
         )
         segments.append(
-            Segment(
+            SegmentSpec(
                 segment_id=ids.next("SG"),
                 reservation_id=rid,
                 seq=seq,
                 flight_id=flight.flight_id,
                 cabin=fare.cabin,
                 fare_cents=price * rng.choice((90, 100, 100, 110)) // 100,
-            )
+            ).orm()
         )
         if not cancelled_at:
             world.inventory[flight.flight_id, fare.cabin].seats_available -= len(travelers)
@@ -489,15 +496,7 @@ def _reservation(rng: random.Random, ids: _Ids, world: _World) -> None:
             if quantity:
                 fee = baggage_fee_cents(0, quantity, allowance)
                 fees += fee
-                world.rows.append(
-                    Baggage(
-                        bag_id=ids.next("BG"),
-                        reservation_id=rid,
-                        traveler_id=traveler.traveler_id,
-                        quantity=quantity,
-                        fee_cents=fee,
-                    )
-                )
+                world.rows.append(BaggageSpec(ids.next("BG"), rid, traveler.traveler_id, quantity, fee).orm())
         if fees:
             world.rows.append(
                 _payment(ids, rid, card.payment_method_id, "charge", "baggage", fees, booked_at)
@@ -508,15 +507,7 @@ def _reservation(rng: random.Random, ids: _Ids, world: _World) -> None:
 def _payment(
     ids: _Ids, rid: str, method: str, direction: str, purpose: str, amount: int, at: datetime
 ) -> Payment:
-    return Payment(
-        payment_id=ids.next("PY"),
-        reservation_id=rid,
-        payment_method_id=method,
-        direction=direction,
-        purpose=purpose,
-        amount_cents=amount,
-        created_at=at,
-    )
+    return PaymentSpec(ids.next("PY"), rid, method, direction, purpose, amount, at).orm()
 
 
 #: Compensation per traveller (policy rule 10), by disruption, and the tier bonus per traveller.

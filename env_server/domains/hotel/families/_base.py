@@ -3,20 +3,33 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import date, timedelta
+from datetime import date, datetime, time, timedelta
 from typing import Any, ClassVar
 
 from env_server.domain import Caller, ScenarioContext, ScenarioPatch, ScenarioUnavailable, day_month_year
+from env_server.domains.hotel.factories import (
+    CARD_BRANDS,
+    BookingSpec,
+    CorporateAccountSpec,
+    GuestSpec,
+    HotelSpec,
+    RoomNightSpec,
+    RoomTypeSpec,
+    birth_date,
+    card,
+    invoice,
+    phone,
+    room_charge,
+)
+from env_server.domains.hotel.factories import nightly_rate as drawn_rate
 from env_server.domains.hotel.families._rules import HOTEL_TIERS, LOYALTY_POINTS, LOYALTY_TIERS, TODAY
 from env_server.domains.hotel.pricing import stay_nights, stay_price_cents
 from env_server.domains.hotel.seed import (
     BASE_RATES,
-    CARD_BRANDS,
     FIRST_NAMES,
     INVENTORY_FIRST_NIGHT,
     INVENTORY_LAST_NIGHT,
     LAST_NAMES,
-    PHONE_PREFIXES,
 )
 
 Row = dict[str, Any]
@@ -96,44 +109,26 @@ def new_guest(ctx: ScenarioContext, *, tier: str | None = None, **extra: Any) ->
     first, last = rng.choice(FIRST_NAMES), rng.choice(LAST_NAMES)
     tier = tier or rng.choices(LOYALTY_TIERS, (35, 25, 22, 18))[0]
     low, high = LOYALTY_POINTS.get(tier, (40_000, 120_000))
-    row = {
-        "guest_id": guest_id,
-        "first_name": first,
-        "last_name": last,
-        # The number keeps fresh addresses apart from each other and from the seed's @example.com ones.
-        "email": f"{first}.{last}.{guest_id[2:]}@{rng.choice(MAIL_DOMAINS)}".lower(),
-        "phone": rng.choice(PHONE_PREFIXES) + f"{rng.randint(0, 9999):04d}",
-        "date_of_birth": (date(1950, 1, 1) + timedelta(days=rng.randint(0, 19_500))).isoformat(),
-        "loyalty_tier": tier,
-        "loyalty_points": rng.randint(low, high),
-        **extra,
-    }
-    return Guest(row)
+    # The number keeps fresh addresses apart from each other and from the seed's @example.com ones.
+    email = f"{first}.{last}.{guest_id[2:]}@{rng.choice(MAIL_DOMAINS)}".lower()
+    spec = GuestSpec(
+        guest_id, first, last, email, phone(rng), birth_date(rng), tier, rng.randint(low, high), **extra
+    )
+    return Guest(spec.row())
 
 
 def new_card(ctx: ScenarioContext, guest: Guest) -> Row:
     """A fresh card of `guest` (a `payment_methods` row)."""
-    label = f"{ctx.rng.choice(CARD_BRANDS)} ending {ctx.rng.randint(0, 9999):04d}"
-    return {
-        "payment_method_id": ctx.new_id("PM"),
-        "kind": "card",
-        "guest_id": guest.id,
-        "label": label,
-    }
+    brand, digits = ctx.rng.choice(CARD_BRANDS), ctx.rng.randint(0, 9999)
+    return card(ctx.new_id("PM"), guest.id, brand, digits).row()
 
 
 def new_account(ctx: ScenarioContext) -> tuple[Row, Row]:
     """A fresh corporate account and its invoice payment method."""
     rng = ctx.rng
     name = f"{rng.choice(COMPANY_WORDS)} {rng.choice(COMPANY_KINDS)}"
-    account = {"account_id": ctx.new_id("CA"), "company_name": name, "discount_pct": rng.randint(5, 20)}
-    invoice = {
-        "payment_method_id": ctx.new_id("PM"),
-        "kind": "corporate_invoice",
-        "corporate_account_id": account["account_id"],
-        "label": f"Invoice: {name}"[:40],
-    }
-    return account, invoice
+    account = CorporateAccountSpec(ctx.new_id("CA"), name, rng.randint(5, 20))
+    return account.row(), invoice(ctx.new_id("PM"), account.account_id, name).row()
 
 
 COMPANY_WORDS = (
@@ -211,21 +206,12 @@ def pick_hotel(ctx: ScenarioContext, tier: str | None = None, fresh: bool | None
             room = ctx.rng.choice(rooms)
             return Hotel(hotels[room["hotel_id"]], [r for r in rooms if r["hotel_id"] == room["hotel_id"]])
     tier = tier or ctx.rng.choice(HOTEL_TIERS)
-    row = {
-        "hotel_id": ctx.new_id("H"),
-        "name": ctx.rng.choice(HOTEL_NAMES),
-        "city": ctx.rng.choice(("Lisbon", "Berlin", "Chicago", "Kyoto")),
-        "tier": tier,
-    }
+    hotel_id = ctx.new_id("H")
+    name = ctx.rng.choice(HOTEL_NAMES)
+    row = HotelSpec(hotel_id, name, ctx.rng.choice(("Lisbon", "Berlin", "Chicago", "Kyoto")), tier).row()
     rooms = [
-        {
-            "room_type_id": ctx.new_id("RT"),
-            "hotel_id": row["hotel_id"],
-            "name": name,
-            "max_occupancy": sleeps,
-            "room_count": ctx.rng.randint(6, 30),
-        }
-        for _, name, sleeps in ROOMS
+        RoomTypeSpec(ctx.new_id("RT"), hotel_id, room, sleeps, ctx.rng.randint(6, 30)).row()
+        for _, room, sleeps in ROOMS
     ]
     return Hotel(row, rooms, {"hotels": [row], "room_types": rooms})
 
@@ -236,8 +222,7 @@ def nightly_rate(ctx: ScenarioContext, room_type: Row, hotel_tier: str, night: d
     if seeded is not None:
         return seeded
     base = BASE_RATES[hotel_tier][[c for c, _, _ in ROOMS].index(_category(room_type))]
-    weekend = 1.15 if night.weekday() in (4, 5) else 1.0
-    return round(base * weekend * ctx.rng.uniform(0.95, 1.08)) * 100
+    return drawn_rate(ctx.rng, base, night)
 
 
 def _category(room_type: Row) -> str:
@@ -314,12 +299,7 @@ def guest_at_hotel(ctx: ScenarioContext) -> tuple[Hotel, Guest, Row, Row]:
 def inventory(ctx: ScenarioContext, room_type: Row, rates: dict[date, int]) -> list[Row]:
     """`room_inventory` rows with a free room on each loaded night of `rates`, at those rates."""
     return [
-        {
-            "room_type_id": room_type["room_type_id"],
-            "night": night.isoformat(),
-            "rate_cents": rate,
-            "rooms_available": ctx.rng.randint(1, 6),
-        }
+        RoomNightSpec(room_type["room_type_id"], night, rate, ctx.rng.randint(1, 6)).row()
         for night, rate in sorted(rates.items())
         if INVENTORY_FIRST_NIGHT <= night <= INVENTORY_LAST_NIGHT
     ]
@@ -335,12 +315,12 @@ def complete_inventory(ctx: ScenarioContext, hotel: Hotel, rows: list[Row]) -> l
     have = {(r["room_type_id"], r["night"]) for r in rows}
     nights = sorted({r["night"] for r in rows})
     extra = [
-        {
-            "room_type_id": rt["room_type_id"],
-            "night": night,
-            "rate_cents": nightly_rate(ctx, rt, hotel.tier, date.fromisoformat(night)),
-            "rooms_available": ctx.rng.randint(0, 6),
-        }
+        RoomNightSpec(
+            rt["room_type_id"],
+            date.fromisoformat(night),
+            nightly_rate(ctx, rt, hotel.tier, date.fromisoformat(night)),
+            ctx.rng.randint(0, 6),
+        ).row()
         for rt in hotel.room_types
         for night in nights
         if (rt["room_type_id"], night) not in have
@@ -360,31 +340,22 @@ def booking(
 ) -> tuple[Row, Row]:
     """A booking of `s` for `guest` paid by `method`, and the payment that charged its room total."""
     total = s.total(rate_plan, account["discount_pct"] if account else 0)
-    created = f"{(min(s.check_in, TODAY) - timedelta(days=ctx.rng.randint(3, 40))).isoformat()}T10:00:00"
-    row: Row = {
-        "booking_id": ctx.new_id("BK"),
-        "guest_id": guest.id,
-        "room_type_id": s.room_type["room_type_id"],
-        "corporate_account_id": account["account_id"] if account else None,
-        "payment_method_id": method["payment_method_id"],
-        "check_in": s.check_in.isoformat(),
-        "check_out": s.check_out.isoformat(),
-        "adults": ctx.rng.randint(1, min(2, s.room_type["max_occupancy"])),
-        "rate_plan": rate_plan,
-        "status": status,
-        "room_total_cents": total,
-        "created_at": created,
-    }
-    payment = {
-        "payment_id": ctx.new_id("PAY"),
-        "booking_id": row["booking_id"],
-        "payment_method_id": method["payment_method_id"],
-        "kind": "charge",
-        "purpose": "room",
-        "amount_cents": total,
-        "created_at": created,
-    }
-    return row, payment
+    created = datetime.combine(min(s.check_in, TODAY) - timedelta(days=ctx.rng.randint(3, 40)), time(10))
+    spec = BookingSpec(
+        booking_id=ctx.new_id("BK"),
+        guest_id=guest.id,
+        room_type_id=s.room_type["room_type_id"],
+        corporate_account_id=account["account_id"] if account else None,
+        payment_method_id=method["payment_method_id"],
+        check_in=s.check_in,
+        check_out=s.check_out,
+        adults=ctx.rng.randint(1, min(2, s.room_type["max_occupancy"])),
+        rate_plan=rate_plan,
+        status=status,
+        room_total_cents=total,
+        created_at=created,
+    )
+    return spec.row(), room_charge(ctx.new_id("PAY"), spec).row()
 
 
 class Scene(ScenarioPatch):

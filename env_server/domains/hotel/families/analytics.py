@@ -8,8 +8,9 @@ The SQL is portable: ISO date literals, CASE, COUNT and SUM, integer cents divid
 from __future__ import annotations
 
 from datetime import date, timedelta
+from typing import Any
 
-from env_server.domain import ScenarioContext, ScenarioUnavailable, day_month_year, user_spec
+from env_server.domain import ScenarioContext, ScenarioUnavailable, analytics_task, day_month_year
 from env_server.domains.hotel.families._base import (
     TODAY,
     Row,
@@ -38,21 +39,16 @@ ANALYSTS = (
 MONTHS = {7: "July", 8: "August", 9: "September", 10: "October"}
 
 
-def _task(
-    ctx: ScenarioContext, question: str, shape: str, sql: str, tags: list[str], **fields: object
-) -> Task:
-    return ctx.task(
-        kind="analytics",
-        difficulty_tags=["analytics", *tags],
+def _task(ctx: ScenarioContext, question: str, shape: str, sql: str, tags: list[str], **fields: Any) -> Task:
+    return analytics_task(
+        ctx,
+        persona=ctx.rng.choice(ANALYSTS),
         description=question,
-        user=user_spec(
-            ctx.rng.choice(ANALYSTS),
-            question,
-            [question, shape],
-            instructions="You are staff asking a read-only question; accept an answer in the shape you "
-            "asked for.",
-        ),
-        analytics={"gold_sql": sql},
+        script=[question, shape],
+        sql=sql,
+        tags=tags,
+        instructions="You are staff asking a read-only question; accept an answer in the shape you "
+        "asked for.",
         **fields,
     )
 

@@ -4,7 +4,16 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from env_server.domain import ScenarioContext, ScenarioUnavailable, call, day_month, dollars, reply
+from env_server.domain import (
+    ScenarioContext,
+    ScenarioUnavailable,
+    call,
+    conversation,
+    day_month,
+    dollars,
+    refusal,
+    reply,
+)
 from env_server.domains.hotel.families._base import (
     EXTRA_PRICES,
     INVENTORY_LAST_NIGHT,
@@ -63,12 +72,9 @@ def cancel_refund(ctx: ScenarioContext) -> Task:
         f"{percent}% refund.",
         user=guest.user(
             f"Cancel booking {bk['booking_id']} and get whatever refund applies",
-            [
-                opening,
-                guest.identity_line(),
-                "Understood. Yes, please go ahead and cancel it.",
-                "Thank you, that's all.",
-            ],
+            conversation(
+                opening, identity=guest.identity_line(), yes="Understood. Yes, please go ahead and cancel it."
+            ),
             detail=rng.choice(MOODS),
             known={"booking_id": bk["booking_id"]},
             unknown=["the refund amount", "the cancellation rules"],
@@ -110,14 +116,13 @@ def cancel_quote(ctx: ScenarioContext) -> Task:
         description=f"Quote the refund ({dollars(refund)}) of a cancellation {days} days out, then cancel.",
         user=guest.user(
             f"Find out what cancelling booking {bk['booking_id']} refunds, then cancel it",
-            [
+            conversation(
                 f"Hello, if I cancel booking {bk['booking_id']} at {hotel.row['name']} now, how much do I "
                 "get "
                 "back exactly?",
-                guest.identity_line(),
-                "OK, that works for me. Yes, please cancel it.",
-                "Thank you, that's all.",
-            ],
+                identity=guest.identity_line(),
+                yes="OK, that works for me. Yes, please cancel it.",
+            ),
             detail=rng.choice(MOODS),
             known={"booking_id": bk["booking_id"]},
             unknown=["the refund amount"],
@@ -203,14 +208,13 @@ def change_booking(ctx: ScenarioContext) -> Task:
     }
     spec = guest.user(
         ask[0].upper() + ask[1:],
-        [
+        conversation(
             f"Hi, could you {ask}?",
-            guest.identity_line(),
-            "Oh, I see. I'll keep the booking as it is then."
+            identity=guest.identity_line(),
+            yes="Oh, I see. I'll keep the booking as it is then."
             if plan == "non_refundable"
             else "Yes, that's fine, please make the change.",
-            "Thank you, that's all.",
-        ],
+        ),
         detail=rng.choice(MOODS),
         known={"booking_id": bk["booking_id"]},
         unknown=["the new price", "the change rules"],
@@ -224,13 +228,15 @@ def change_booking(ctx: ScenarioContext) -> Task:
             description="A non-refundable booking cannot change: explain, change nothing.",
             user=spec,
             initial_patch=Scene(ctx).add(hotel.patch, base).initial_patch(),
-            gold_actions=[call("get_booking", booking_id=bk["booking_id"])],
-            wrong_actions=[guest.verify(), change],
-            communicate=["non-refundable"],
-            reference_reply=reply(
-                f"I'm sorry, booking {bk['booking_id']} is on a non-refundable rate, and non-refundable "
-                "bookings can't be changed.",
-                "That reservation was booked non-refundable, so its dates and room can't be changed.",
+            **refusal(
+                "non-refundable",
+                reply(
+                    f"I'm sorry, booking {bk['booking_id']} is on a non-refundable rate, and non-refundable "
+                    "bookings can't be changed.",
+                    "That reservation was booked non-refundable, so its dates and room can't be changed.",
+                ),
+                reads=[call("get_booking", booking_id=bk["booking_id"])],
+                wrong=[guest.verify(), change],
             ),
         )
     return ctx.task(
@@ -276,15 +282,14 @@ def add_extra(ctx: ScenarioContext) -> Task:
     spec = guest.user(
         f"Add {EXTRA_WORDS[extra]} to booking {bk['booking_id']}"
         + (" only if it is free" if only_if_free else ""),
-        [
+        conversation(
             f"Hi, {where} at {hotel.row['name']}, {bk['booking_id']}. Could you add {EXTRA_WORDS[extra]}?"
             + (" As a member it should be free, right?" if only_if_free else ""),
-            guest.identity_line(),
-            f"No, I won't pay {dollars(price)} for that, leave it."
+            identity=guest.identity_line(),
+            yes=f"No, I won't pay {dollars(price)} for that, leave it."
             if only_if_free
             else "Great, yes, please add it.",
-            "Thank you, that's all.",
-        ],
+        ),
         detail=rng.choice(MOODS),
         known={"booking_id": bk["booking_id"]},
         unknown=["the price of the extra", "the loyalty perks"],
@@ -300,16 +305,18 @@ def add_extra(ctx: ScenarioContext) -> Task:
             "and the guest declines to pay: no change.",
             user=spec,
             initial_patch=patch,
-            gold_actions=[call("get_booking", booking_id=bk["booking_id"])],
-            wrong_actions=[
-                guest.verify(),
-                call("add_booking_extra", booking_id=bk["booking_id"], extra=extra, complimentary=True),
-            ],
-            communicate=[dollars(price)],
-            reference_reply=reply(
-                f"{EXTRA_WORDS[extra].capitalize()} isn't complimentary for your tier: it would cost "
-                f"{dollars(price)}. Would you like it at that price?",
-                f"For your membership it's a paid extra at {dollars(price)}. Shall I add it?",
+            **refusal(
+                dollars(price),
+                reply(
+                    f"{EXTRA_WORDS[extra].capitalize()} isn't complimentary for your tier: it would cost "
+                    f"{dollars(price)}. Would you like it at that price?",
+                    f"For your membership it's a paid extra at {dollars(price)}. Shall I add it?",
+                ),
+                reads=[call("get_booking", booking_id=bk["booking_id"])],
+                wrong=[
+                    guest.verify(),
+                    call("add_booking_extra", booking_id=bk["booking_id"], extra=extra, complimentary=True),
+                ],
             ),
         )
     return ctx.task(

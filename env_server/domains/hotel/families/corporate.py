@@ -7,18 +7,21 @@ waiting for (or turned down by) a manager.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import date, timedelta
+from datetime import date, datetime, time, timedelta
 
 from env_server.domain import (
     GoldAction,
     ScenarioContext,
     ScenarioUnavailable,
     call,
+    conversation,
     day_month,
     dollars,
+    refusal,
     reply,
     user_spec,
 )
+from env_server.domains.hotel.factories import ApprovalRequestSpec
 from env_server.domains.hotel.families._base import (
     INVENTORY_LAST_NIGHT,
     TODAY,
@@ -194,7 +197,7 @@ def corporate_change(ctx: ScenarioContext) -> Task:
         f"{requester.name}, "
         f"{'travel coordinator' if by_coordinator else 'a traveler'} at {c.account['company_name']}; busy",
         f"Get booking {bk['booking_id']} changed: {c.asked}",
-        [opening, requester.identity_line(), "Fine, yes, go ahead.", "Thank you, that's all."],
+        conversation(opening, identity=requester.identity_line(), yes="Fine, yes, go ahead."),
         requester.known(booking_id=bk["booking_id"], company=c.account["company_name"]),
         unknown=["the approval rules", "the price"],
         instructions="Accept an approval hold if it is explained; otherwise confirm the change.",
@@ -221,6 +224,11 @@ def corporate_change(ctx: ScenarioContext) -> Task:
     )
 
 
+def _day(iso: str | None) -> date | None:
+    """A date of a change's details (ISO text), or None when the change has none."""
+    return date.fromisoformat(iso) if iso else None
+
+
 def approval_on_file(ctx: ScenarioContext) -> Task:
     """A large corporate booking already has an approval request (rule 9).
 
@@ -232,42 +240,42 @@ def approval_on_file(ctx: ScenarioContext) -> Task:
     bk, traveler = c.booking, c.traveler
     pending = rng.random() < 0.6
     previous = c.change_type if pending else ("cancel" if c.change_type != "cancel" else "change_dates")
-    old: Row = {
-        "approval_id": ctx.new_id("APR"),
-        "booking_id": bk["booking_id"],
-        "requested_by_guest_id": traveler.id,
-        "change_type": previous,
-        "new_check_in": c.details.get("new_check_in") if pending else None,
-        "new_check_out": c.details.get("new_check_out") if pending else None,
-        "new_room_type_id": c.details.get("new_room_type_id") if pending else None,
-        "status": "pending" if pending else "rejected",
-        "note": "Requested by the traveler",
-        "created_at": f"{(TODAY - timedelta(days=rng.randint(1, 6))).isoformat()}T15:00:00",
-    }
+    asked = c.details if pending else {}
+    old = ApprovalRequestSpec(
+        approval_id=ctx.new_id("APR"),
+        booking_id=bk["booking_id"],
+        requested_by_guest_id=traveler.id,
+        change_type=previous,
+        new_check_in=_day(asked.get("new_check_in")),
+        new_check_out=_day(asked.get("new_check_out")),
+        new_room_type_id=asked.get("new_room_type_id"),
+        status="pending" if pending else "rejected",
+        note="Requested by the traveler",
+        created_at=datetime.combine(TODAY - timedelta(days=rng.randint(1, 6)), time(15)),
+    )
     if previous == "change_dates" and not pending:
-        old["new_check_in"] = bk["check_in"]
-        old["new_check_out"] = (date.fromisoformat(bk["check_out"]) + timedelta(days=1)).isoformat()
+        old.new_check_in = date.fromisoformat(bk["check_in"])
+        old.new_check_out = date.fromisoformat(bk["check_out"]) + timedelta(days=1)
     spec = user_spec(
         f"{traveler.name}, a traveler at {c.account['company_name']}; impatient",
         f"Get booking {bk['booking_id']} changed: {c.asked}",
-        [
+        conversation(
             f"Hi, about my booking {bk['booking_id']} at {c.hotel.row['name']}: "
             + (
                 f"I asked days ago to {c.asked}. Can you just do it now?"
                 if pending
                 else f"my earlier request was turned down, but now I need you to {c.asked}."
             ),
-            traveler.identity_line(),
-            "OK, I'll wait for the manager then."
+            identity=traveler.identity_line(),
+            yes="OK, I'll wait for the manager then."
             if pending
             else "OK, yes, please file it. I'll wait for the manager then.",
-            "Thank you, that's all.",
-        ],
+        ),
         traveler.known(booking_id=bk["booking_id"], company=c.account["company_name"]),
         unknown=["the status of the approval request"],
         instructions="Push once to have it done right away; accept waiting for a manager if it is explained.",
     )
-    patch = Scene(ctx).add(c.patch, {"approval_requests": [old]}).initial_patch()
+    patch = Scene(ctx).add(c.patch, {"approval_requests": [old.row()]}).initial_patch()
     verify = traveler.verify()
     if pending:
         return ctx.task(
@@ -275,13 +283,17 @@ def approval_on_file(ctx: ScenarioContext) -> Task:
             description="The same change is already pending approval: file nothing, say it is pending.",
             user=spec,
             initial_patch=patch,
-            gold_actions=[call("get_booking", booking_id=bk["booking_id"])],
-            wrong_actions=[verify, direct_change(c)],
-            communicate=["pending"],
-            reference_reply=reply(
-                f"Your earlier request to {c.asked} is still pending: a manager has to approve it before I "
-                "can make the change.",
-                "That change already waits for a manager's decision (it is pending), so I can't do it now.",
+            **refusal(
+                "pending",
+                reply(
+                    f"Your earlier request to {c.asked} is still pending: a manager has to approve "
+                    "it before I "
+                    "can make the change.",
+                    "That change already waits for a manager's decision (it is pending), so I "
+                    "can't do it now.",
+                ),
+                reads=[call("get_booking", booking_id=bk["booking_id"])],
+                wrong=[verify, direct_change(c)],
             ),
         )
     return ctx.task(

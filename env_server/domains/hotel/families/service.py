@@ -2,24 +2,27 @@
 
 from __future__ import annotations
 
-from datetime import date, timedelta
+from datetime import date, datetime, time, timedelta
 
 from env_server.domain import (
     ReferenceReply,
     ScenarioContext,
     ScenarioUnavailable,
     call,
+    conversation,
     day_month,
     day_month_year,
+    refusal,
     reply,
     user_spec,
 )
+from env_server.domains.hotel.factories import LoyaltyTransactionSpec, SupportTicketSpec
+from env_server.domains.hotel.factories import phone as drawn_phone
 from env_server.domains.hotel.families._base import (
     EXTRA_PRICES,
     INVENTORY_LAST_NIGHT,
     MAIL_DOMAINS,
     MOODS,
-    PHONE_PREFIXES,
     TICKET_BOOKING,
     TODAY,
     Guest,
@@ -56,15 +59,10 @@ PROBLEMS = {
 
 
 def _ticket(ctx: ScenarioContext, guest: Guest, bk: Row, category: str, summary: str, when: date) -> Row:
-    return {
-        "ticket_id": ctx.new_id("TK"),
-        "guest_id": guest.id,
-        "booking_id": bk["booking_id"],
-        "category": category,
-        "status": "open",
-        "summary": summary,
-        "created_at": f"{when.isoformat()}T20:00:00",
-    }
+    at = datetime.combine(when, time(20))
+    return SupportTicketSpec(
+        ctx.new_id("TK"), guest.id, bk["booking_id"], category, "open", summary, at
+    ).row()
 
 
 def goodwill(ctx: ScenarioContext) -> Task:
@@ -98,15 +96,15 @@ def goodwill(ctx: ScenarioContext) -> Task:
         earlier["status"] = "resolved"
         tickets.append(earlier)
         awards.append(
-            {
-                "transaction_id": ctx.new_id("LT"),
-                "guest_id": guest.id,
-                "booking_id": bk["booking_id"],
-                "ticket_id": earlier["ticket_id"],
-                "kind": "goodwill",
-                "points": 1_000,
-                "created_at": earlier["created_at"],
-            }
+            LoyaltyTransactionSpec(
+                ctx.new_id("LT"),
+                guest.id,
+                booking_id=bk["booking_id"],
+                ticket_id=earlier["ticket_id"],
+                kind="goodwill",
+                points=1_000,
+                created_at=datetime.fromisoformat(earlier["created_at"]),
+            ).row()
         )
     points = goodwill_points(category, guest.tier) if in_window and not awards else 0
     # What the agent must say when the stay earns nothing: the earlier award, the 30-day window, or the
@@ -128,13 +126,12 @@ def goodwill(ctx: ScenarioContext) -> Task:
         tickets.append(ticket)
         spec = guest.user(
             f"Get compensation for the problem logged in ticket {ticket['ticket_id']}",
-            [
+            conversation(
                 f"Hello, {when} at {hotel.row['name']}, booking {bk['booking_id']}. {problem} The front desk "
                 f"logged it as ticket {ticket['ticket_id']}. What can you do for me?",
-                guest.identity_line(),
-                "Yes, please. Thank you." if points else "I see. Well, thanks for explaining.",
-                "Thank you, that's all.",
-            ],
+                identity=guest.identity_line(),
+                yes="Yes, please. Thank you." if points else "I see. Well, thanks for explaining.",
+            ),
             detail=rng.choice(MOODS),
             known={"booking_id": bk["booking_id"], "ticket_id": ticket["ticket_id"]},
             unknown=["the goodwill rules"],
@@ -164,23 +161,24 @@ def goodwill(ctx: ScenarioContext) -> Task:
             description=f"A logged problem ({category}) earns no points: {why_not}.",
             user=spec,
             initial_patch=patch,
-            gold_actions=[call("get_booking", booking_id=bk["booking_id"])],
-            wrong_actions=[
-                verify,
-                call("award_goodwill_points", ticket_id=ticket["ticket_id"], points=wrong_points),
-            ],
-            communicate=[decisive],
-            reference_reply=_no_points_reply(decisive, category, s.check_out),
+            **refusal(
+                decisive,
+                _no_points_reply(decisive, category, s.check_out),
+                reads=[call("get_booking", booking_id=bk["booking_id"])],
+                wrong=[
+                    verify,
+                    call("award_goodwill_points", ticket_id=ticket["ticket_id"], points=wrong_points),
+                ],
+            ),
         )
     spec = guest.user(
         f"Report a problem with stay {bk['booking_id']}",
-        [
+        conversation(
             f"Hi, {when} at {hotel.row['name']}, booking {bk['booking_id']}. {problem} "
             "I want this on record.",
-            guest.identity_line(),
-            "Yes, please log it. Thanks.",
-            "Thank you, that's all.",
-        ],
+            identity=guest.identity_line(),
+            yes="Yes, please log it. Thanks.",
+        ),
         detail=rng.choice(MOODS),
         known={"booking_id": bk["booking_id"]},
         unknown=["the goodwill rules"],
@@ -217,7 +215,7 @@ def contact_update(ctx: ScenarioContext) -> Task:
     args: dict[str, str] = {}
     asks = []
     if what in ("phone", "both"):
-        args["phone"] = rng.choice(PHONE_PREFIXES) + f"{rng.randint(0, 9999):04d}"
+        args["phone"] = drawn_phone(rng)
         if args["phone"] == guest.row["phone"]:
             raise ScenarioUnavailable("the new phone number is the old one")
         asks.append(f"my new phone number is {spoken_phone(args['phone'])}")
@@ -230,13 +228,12 @@ def contact_update(ctx: ScenarioContext) -> Task:
         description=f"A verified guest updates their {what if what != 'both' else 'phone and email'}.",
         user=guest.user(
             "Update the contact details on the profile",
-            [
+            conversation(
                 f"Hi, please update my profile: {' and '.join(asks)}. My current email is "
                 f"{guest.row['email']}.",
-                guest.identity_line(),
-                "Yes, that's right, thank you.",
-                "Thank you, that's all.",
-            ],
+                identity=guest.identity_line(),
+                yes="Yes, that's right, thank you.",
+            ),
             detail=rng.choice(MOODS),
             known=args,
             instructions="Give your details when asked and confirm the new contact details.",
@@ -352,7 +349,7 @@ def multi_request(ctx: ScenarioContext) -> Task:
     a, pay_a = booking(ctx, guest, first, card)
     b, pay_b = booking(ctx, guest, second, card)
     rows = inventory(ctx, room, {**first.rates, **second.rates})
-    phone = rng.choice(PHONE_PREFIXES) + f"{rng.randint(0, 9999):04d}"
+    phone = drawn_phone(rng)
     if phone == guest.row["phone"]:
         raise ScenarioUnavailable("the new phone number is the old one")
     percent = refund_percent(hotel.tier, first_days, guest.tier, "flexible")
@@ -388,14 +385,13 @@ def multi_request(ctx: ScenarioContext) -> Task:
         f"{'an extra' if second_write.name == 'add_booking_extra' else 'a date change'} on the other.",
         user=guest.user(
             f"Update the phone number, cancel {a['booking_id']} and {second_ask}",
-            [
+            conversation(
                 f"Hi, a few things: my new phone is {spoken_phone(phone)}; please cancel booking "
                 f"{a['booking_id']} "
                 f"at {hotel.row['name']}; and {second_ask}. My email is {guest.row['email']}.",
-                guest.identity_line(),
-                "Yes, please do all of that.",
-                "Thank you, that's all.",
-            ],
+                identity=guest.identity_line(),
+                yes="Yes, please do all of that.",
+            ),
             detail="methodical",
             known={
                 "new_phone": phone,

@@ -9,7 +9,8 @@ from __future__ import annotations
 from typing import Any
 
 from env_server.domain import GoldAction, call
-from env_server.domains.insurance.models import NOW, Policy, Vehicle
+from env_server.domains.insurance.factories import PolicySpec, VehicleSpec
+from env_server.domains.insurance.models import NOW
 from env_server.domains.insurance.seed import NO_EXCLUSION_STATES
 
 TODAY = NOW.date()
@@ -100,7 +101,7 @@ def ceil_div(a: int, b: int) -> int:
     return -(-a // b)
 
 
-def add_vehicle(vehicle: Vehicle) -> GoldAction:
+def add_vehicle(vehicle: VehicleSpec) -> GoldAction:
     """The `add_vehicle` call that puts `vehicle` (a row not in the patch) on its policy."""
     args: dict[str, Any] = {
         "policy_id": vehicle.policy_id,
@@ -116,7 +117,7 @@ def add_vehicle(vehicle: Vehicle) -> GoldAction:
     return call("add_vehicle", **args)
 
 
-def car(vehicle: Vehicle) -> str:
+def car(vehicle: VehicleSpec) -> str:
     """How people name a vehicle: "2021 Honda CR-V"."""
     return f"{vehicle.year} {vehicle.make} {vehicle.model}"
 
@@ -129,13 +130,13 @@ USE_PHRASES = {
 }
 
 
-def _owned_phrase(vehicle: Vehicle) -> str:
+def _owned_phrase(vehicle: VehicleSpec) -> str:
     if vehicle.ownership == "owned":
         return "I own it outright"
     return f"it's {vehicle.ownership} through {vehicle.lienholder}"
 
 
-def describe_car(vehicle: Vehicle) -> str:
+def describe_car(vehicle: VehicleSpec) -> str:
     """A new vehicle's details as the customer reads them off the paperwork."""
     return (
         f"It's a {car(vehicle)}, VIN {vehicle.vin}; {_owned_phrase(vehicle)}, and I'll use it "
@@ -143,7 +144,7 @@ def describe_car(vehicle: Vehicle) -> str:
     )
 
 
-def car_settled(vehicle: Vehicle) -> dict[str, str]:
+def car_settled(vehicle: VehicleSpec) -> dict[str, str]:
     """`determined_by` of an added vehicle: `describe_car` states its usage and ownership."""
     return {
         "vehicles.usage": f"user: will use it {USE_PHRASES[vehicle.usage]} ({vehicle.usage})",
@@ -191,6 +192,6 @@ def id_cards(policy_id: str) -> GoldAction:
     return call("send_policy_document", policy_id=policy_id, doc_type="id_card", delivery="email")
 
 
-def full_coverage(policy: Policy) -> bool:
+def full_coverage(policy: PolicySpec) -> bool:
     """Whether the policy carries both collision and comprehensive (rule 5.3)."""
     return policy.collision_deductible_cents is not None and policy.comprehensive_deductible_cents is not None

@@ -6,8 +6,14 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from env_server.domain import Caller, GoldAction, call, month_day_year
+from env_server.domains.insurance.factories import (
+    BillingAccountSpec,
+    CustomerSpec,
+    DriverSpec,
+    PolicySpec,
+    VehicleSpec,
+)
 from env_server.domains.insurance.families._common import TODAY
-from env_server.domains.insurance.models import BillingAccount, Customer, Driver, Policy, Vehicle
 from env_server.domains.insurance.rating import vehicle_premium_cents
 from env_server.domains.insurance.tools._common import age_on
 from env_server.domains.insurance.tools.claims import _deductible
@@ -19,11 +25,11 @@ class Holder(Caller):
 
     identity_tool: ClassVar[str] = "verify_customer_identity"
 
-    customer: Customer
-    policy: Policy
-    vehicles: list[Vehicle]
-    drivers: list[Driver]
-    account: BillingAccount
+    customer: CustomerSpec
+    policy: PolicySpec
+    vehicles: list[VehicleSpec]
+    drivers: list[DriverSpec]
+    account: BillingAccountSpec
     style: str
 
     @property
@@ -47,7 +53,7 @@ class Holder(Caller):
         return age_on(self.customer.date_of_birth, TODAY)
 
     @property
-    def active_vehicles(self) -> list[Vehicle]:
+    def active_vehicles(self) -> list[VehicleSpec]:
         """The vehicles currently insured."""
         return [v for v in self.vehicles if v.status == "active"]
 

@@ -1,8 +1,9 @@
 """The scene of one generated insurance task: fresh policyholders and their book, as `initial_patch` rows.
 
-A `Scene` collects the `initial_patch` of one generated task. Its rows are built as the domain's own ORM
-objects (transient, never added to a session), so premiums come from `rating.vehicle_premium_cents` and
-claim deductibles from the claims tools' own rule, exactly as the seed and the tools compute them. IDs come
+A `Scene` collects the `initial_patch` of one generated task. Its rows are built as the domain's entity
+specs (`insurance/factories.py`, which the seed builds its rows with too), so premiums come from
+`rating.vehicle_premium_cents` and claim deductibles from the claims tools' own rule, exactly as the seed
+and the tools compute them. IDs come
 from `ctx.new_id` with the domain's real prefixes, so no seed row and no benchmark task shares them; only
 reference data (makes and models, lenders) is read from seed rows no benchmark task names (`ctx.rows`).
 """
@@ -12,10 +13,21 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import date, datetime, timedelta
+from datetime import date, timedelta
 from typing import Any
 
-from env_server.domain import ScenarioPatch, ScenarioUnavailable
+from env_server.domain import EntitySpec, ScenarioPatch, ScenarioUnavailable, patch_rows
+from env_server.domains.insurance.factories import (
+    BillingAccountSpec,
+    ClaimSpec,
+    CustomerSpec,
+    DriverSpec,
+    PolicySpec,
+    VehicleSpec,
+    driver,
+    license_number,
+    payout_cents,
+)
 from env_server.domains.insurance.families._common import (
     ADULT_AGE,
     COVERAGE_BY_CAUSE,
@@ -32,27 +44,9 @@ from env_server.domains.insurance.families._common import (
     full_coverage,
 )
 from env_server.domains.insurance.families._holder import Holder
-from env_server.domains.insurance.models import (
-    DEDUCTIBLE_OPTIONS_CENTS,
-    Base,
-    BillingAccount,
-    Claim,
-    Customer,
-    Driver,
-    Policy,
-    Vehicle,
-)
+from env_server.domains.insurance.models import DEDUCTIBLE_OPTIONS_CENTS
 from env_server.domains.insurance.rating import premium_under
 from env_server.domains.insurance.tools._common import age_on
-
-
-def row(obj: Base) -> Row:
-    """An ORM object as an `initial_patch` row (dates as ISO strings)."""
-    out: Row = {}
-    for column in obj.__table__.columns:
-        value = getattr(obj, column.key)
-        out[column.key] = value.isoformat() if isinstance(value, date | datetime) else value
-    return out
 
 
 def born(years: int, rng: random.Random) -> date:
@@ -68,10 +62,9 @@ class Scene(ScenarioPatch):
 
     _vehicles: list[Row] | None = None
 
-    def add_objects(self, *objects: Base) -> None:
-        """Append ORM objects to the patch."""
-        for obj in objects:
-            self.patch[str(obj.__tablename__)].append(row(obj))
+    def add_objects(self, *specs: EntitySpec[Any]) -> None:
+        """Append the specs' rows to the patch."""
+        self.add(patch_rows(*specs))
 
     # -- reference data ---------------------------------------------------------------------------------
 
@@ -147,7 +140,7 @@ class Scene(ScenarioPatch):
         first, last = self.person_name()
         street, city, zip_code = self.address(state)
         customer_id = ctx.new_id("CU")
-        customer = Customer(
+        customer = CustomerSpec(
             customer_id=customer_id,
             first_name=first,
             last_name=last,
@@ -168,7 +161,7 @@ class Scene(ScenarioPatch):
             start = term_start or status_day - timedelta(days=rng.randint(40, 300))
         else:
             start = term_start or TODAY - timedelta(days=rng.randint(40, 330))
-        policy = Policy(
+        policy = PolicySpec(
             policy_id=ctx.new_id("POL"),
             customer_id=customer_id,
             state=state,
@@ -201,7 +194,7 @@ class Scene(ScenarioPatch):
             past_due = premium * rng.randint(1, 3) if status in ("grace", "lapsed") else 0
         elif callable(past_due):
             past_due = past_due(premium)
-        account = BillingAccount(
+        account = BillingAccountSpec(
             billing_account_id=ctx.new_id("BA"),
             policy_id=policy.policy_id,
             payment_method=rng.choice(("card", "bank_account")),
@@ -214,7 +207,7 @@ class Scene(ScenarioPatch):
         self.add_objects(customer, policy, *holder.vehicles, *holder.drivers, holder.account)
         return holder
 
-    def vehicle(self, policy: Policy, *, ownership: str | None = None, new: bool = False) -> Vehicle:
+    def vehicle(self, policy: PolicySpec, *, ownership: str | None = None, new: bool = False) -> VehicleSpec:
         """A fresh active vehicle on `policy` (not yet in the patch), priced by the rating table.
 
         Args:
@@ -231,7 +224,7 @@ class Scene(ScenarioPatch):
             year = max(year, 2023 if ownership == "leased" else 2019)
         usage = rng.choice(("pleasure", "commute", "commute", "business"))
         added = policy.term_start - timedelta(days=rng.randint(0, 500))
-        return Vehicle(
+        return VehicleSpec(
             vehicle_id=self.ctx.new_id("VEH"),
             policy_id=policy.policy_id,
             vin=self.vin(),
@@ -244,11 +237,12 @@ class Scene(ScenarioPatch):
             monthly_premium_cents=premium_under(policy, usage),
             status="active",
             added_on=added,
+            removed_on=None,
         )
 
     def driver(
         self,
-        policy: Policy,
+        policy: PolicySpec,
         first: str,
         last: str,
         birth: date,
@@ -256,21 +250,20 @@ class Scene(ScenarioPatch):
         *,
         on: date,
         status: str = "listed",
-    ) -> Driver:
+    ) -> DriverSpec:
         """A driver row on `policy` (not yet in the patch)."""
         state = policy.state
-        return Driver(
-            driver_id=self.ctx.new_id("DRV"),
-            policy_id=policy.policy_id,
-            first_name=first,
-            last_name=last,
-            date_of_birth=birth,
-            license_number=f"{state}{self.rng.randint(10**8, 10**9 - 1)}",
-            license_state=state,
+        return driver(
+            self.ctx.new_id("DRV"),
+            policy.policy_id,
+            state,
+            license_number(self.rng, state),
+            first=first,
+            last=last,
+            born=birth,
             relationship=relationship,
+            on=on,
             status=status,
-            added_on=on,
-            excluded_on=on if status == "excluded" else None,
         )
 
     def relative_age(self, holder_age: int, relationship: str) -> int:
@@ -313,7 +306,7 @@ class Scene(ScenarioPatch):
             "first_name": first,
             "last_name": last,
             "date_of_birth": born(age, rng).isoformat(),
-            "license_number": f"{policy.state}{self.rng.randint(10**8, 10**9 - 1)}",
+            "license_number": license_number(self.rng, policy.state),
             "license_state": policy.state,
             "relationship": relationship,
         }
@@ -321,7 +314,7 @@ class Scene(ScenarioPatch):
     def claim(
         self,
         holder: Holder,
-        vehicle: Vehicle,
+        vehicle: VehicleSpec,
         *,
         cause: str,
         incident: date,
@@ -329,11 +322,11 @@ class Scene(ScenarioPatch):
         status: str = "open",
         injuries: bool = False,
         reported: date | None = None,
-    ) -> Claim:
+    ) -> ClaimSpec:
         """A claim on `holder`'s policy, its deductible set by the claims tools' rule; added to the patch."""
         coverage = COVERAGE_BY_CAUSE[cause]
         deductible = holder.deductible(coverage)
-        claim = Claim(
+        claim = ClaimSpec(
             claim_id=self.ctx.new_id("CLM"),
             policy_id=holder.policy_id,
             vehicle_id=vehicle.vehicle_id,
@@ -345,7 +338,7 @@ class Scene(ScenarioPatch):
             deductible_cents=deductible,
             injuries=injuries,
             status=status,
-            payout_cents=max(0, estimate - deductible) if status == "approved" else None,
+            payout_cents=payout_cents(status, estimate, deductible),
             description=f"{INCIDENT[cause].capitalize()}.",
         )
         self.add_objects(claim)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from env_server.domain import ScenarioContext, user_spec
+from env_server.domain import ScenarioContext, analytics_task
 from env_server.domains.insurance.families._common import (
     ADJUSTER_THRESHOLD_CENTS,
     COVERAGE_BY_CAUSE,
@@ -47,13 +47,15 @@ def _analytics(
     sql: str,
     description: str,
 ) -> Task:
-    return ctx.task(
-        kind="analytics",
-        difficulty_tags=["analytics", *tags],
+    return analytics_task(
+        ctx,
+        persona=persona,
         description=description,
-        user=user_spec(persona=persona, goal=description, instructions=_STAFF, script=[question, clarify]),
+        script=[question, clarify],
+        sql=" ".join(sql.split()),
+        tags=tags,
+        instructions=_STAFF,
         initial_patch=scene.initial_patch(),
-        analytics={"gold_sql": " ".join(sql.split())},
     )
 
 

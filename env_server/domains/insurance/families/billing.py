@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from env_server.domain import ScenarioContext, call, dollars_and_cents, month_day_year, reply
+from env_server.domain import ScenarioContext, call, dollars_and_cents, month_day_year, refusal, reply
 from env_server.domains.insurance.families._common import REINSTATE_WINDOW_DAYS, THANKS, TODAY, ceil_div
 from env_server.domains.insurance.families._scene import Scene
 from env_server.domains.insurance.tools.billing import MAX_INSTALMENTS, MIN_INSTALMENTS
@@ -53,24 +53,27 @@ def instalment_plan(ctx: ScenarioContext) -> Task:
             f"{dollars_and_cents(premium)} premium.",
             user=user,
             initial_patch=scene.initial_patch(),
-            gold_actions=reads,
-            wrong_actions=[
-                holder.verify(),
-                call("create_instalment_plan", policy_id=pid, instalment_count=wrong_count),
-            ],
-            # The decisive fact: the lapse (rule 10.4), else the prescribed count over the maximum (10.3).
-            communicate=["lapsed" if status == "lapsed" else str(count)],
-            reference_reply=reply(
-                "Your policy has lapsed, and a lapsed policy can't get an instalment plan.",
-                "Since the policy is lapsed, a payment plan isn't possible, I'm sorry.",
-            )
-            if status == "lapsed"
-            else reply(
-                f"What you owe would take {count} monthly instalments at your premium, and a plan can have "
-                f"at most {MAX_INSTALMENTS} payments, so I can't set one up.",
-                f"Catching up would need {count} payments, above the maximum of {MAX_INSTALMENTS}, so no "
-                "plan is possible.",
+            **refusal(
+                "lapsed" if status == "lapsed" else str(count),
+                reply(
+                    "Your policy has lapsed, and a lapsed policy can't get an instalment plan.",
+                    "Since the policy is lapsed, a payment plan isn't possible, I'm sorry.",
+                )
+                if status == "lapsed"
+                else reply(
+                    f"What you owe would take {count} monthly instalments at your premium, and a "
+                    "plan can have "
+                    f"at most {MAX_INSTALMENTS} payments, so I can't set one up.",
+                    f"Catching up would need {count} payments, above the maximum of {MAX_INSTALMENTS}, so no "
+                    "plan is possible.",
+                ),
+                reads=reads,
+                wrong=[
+                    holder.verify(),
+                    call("create_instalment_plan", policy_id=pid, instalment_count=wrong_count),
+                ],
             ),
+            # The decisive fact: the lapse (rule 10.4), else the prescribed count over the maximum (10.3).
         )
     return ctx.task(
         difficulty_tags=["billing", "instalment-plan", "calculation"],

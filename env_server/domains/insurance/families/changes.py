@@ -10,9 +10,11 @@ from env_server.domain import (
     call,
     dollars_and_cents,
     month_day_year,
+    refusal,
     reply,
     whole_dollars,
 )
+from env_server.domains.insurance.factories import ClaimSpec, VehicleSpec
 from env_server.domains.insurance.families._common import (
     COVERAGE_BY_CAUSE,
     ID_CARDS_SETTLED,
@@ -27,11 +29,13 @@ from env_server.domains.insurance.families._common import (
 )
 from env_server.domains.insurance.families._holder import Holder
 from env_server.domains.insurance.families._scene import Scene
-from env_server.domains.insurance.models import DEDUCTIBLE_OPTIONS_CENTS, Claim, Vehicle
+from env_server.domains.insurance.models import DEDUCTIBLE_OPTIONS_CENTS
 from shared.tasks import Task
 
 
-def _undecided_claim(scene: Scene, holder: Holder, status: str, vehicle: Vehicle | None = None) -> Claim:
+def _undecided_claim(
+    scene: Scene, holder: Holder, status: str, vehicle: VehicleSpec | None = None
+) -> ClaimSpec:
     """A recent claim on `vehicle` (one of `holder`'s by default) that is still being decided."""
     rng = scene.rng
     causes = [c for c, cov in COVERAGE_BY_CAUSE.items() if cov != "glass" and holder.has(cov)]
@@ -135,7 +139,7 @@ def deductible_change(ctx: ScenarioContext) -> Task:
     current = getattr(holder.policy, column)
     target = rng.choice([d for d in DEDUCTIBLE_OPTIONS_CENTS if d != current])
     lowering = target < current
-    claim: Claim | None = None
+    claim: ClaimSpec | None = None
     if rng.random() < (0.5 if lowering else 0.25):
         claim = _undecided_claim(scene, holder, rng.choice(("open", "adjuster_review")))
     refused = status == "lapsed" or (lowering and claim is not None)
@@ -165,23 +169,25 @@ def deductible_change(ctx: ScenarioContext) -> Task:
             + ("the policy is lapsed." if lapsed else "it lowers the deductible while a claim is undecided."),
             user=user,
             initial_patch=scene.initial_patch(),
-            gold_actions=reads,
-            wrong_actions=[holder.verify(), change],
+            **refusal(
+                "lapsed" if lapsed or claim is None else claim.status.split("_")[0],
+                reply(
+                    "Your policy is lapsed, so its deductibles can't be changed.",
+                    "A lapsed policy can't have its coverage changed, I'm sorry.",
+                )
+                if lapsed or claim is None
+                else reply(
+                    "There is a claim on your policy that is still "
+                    + ("open" if claim.status == "open" else "under adjuster review")
+                    + ", and a deductible can't be lowered until it is decided.",
+                    "Lowering a deductible has to wait while a claim is still "
+                    + ("open." if claim.status == "open" else "with an adjuster for review."),
+                ),
+                reads=reads,
+                wrong=[holder.verify(), change],
+            ),
             # The decisive fact: the lapse (rule 2.2), else the status of the claim that blocks a lower
             # deductible (6.2): "open", or "adjuster" for a claim in adjuster_review.
-            communicate=["lapsed" if lapsed or claim is None else claim.status.split("_")[0]],
-            reference_reply=reply(
-                "Your policy is lapsed, so its deductibles can't be changed.",
-                "A lapsed policy can't have its coverage changed, I'm sorry.",
-            )
-            if lapsed or claim is None
-            else reply(
-                "There is a claim on your policy that is still "
-                + ("open" if claim.status == "open" else "under adjuster review")
-                + ", and a deductible can't be lowered until it is decided.",
-                "Lowering a deductible has to wait while a claim is still "
-                + ("open." if claim.status == "open" else "with an adjuster for review."),
-            ),
         )
     return ctx.task(
         difficulty_tags=["coverage", "deductible", "communicate", *(["claims"] if claim else [])],

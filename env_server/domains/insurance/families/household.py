@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from datetime import date
 
-from env_server.domain import ScenarioContext, call, month_day_year, reply
+from env_server.domain import ScenarioContext, call, month_day_year, refusal, reply
+from env_server.domains.insurance.factories import PolicySpec
 from env_server.domains.insurance.families._common import (
     ID_CARDS_SETTLED,
     KIN,
@@ -24,7 +25,6 @@ from env_server.domains.insurance.families._common import (
 )
 from env_server.domains.insurance.families._holder import ticket
 from env_server.domains.insurance.families._scene import Scene
-from env_server.domains.insurance.models import Policy
 from shared.tasks import Task
 
 _STATE_NAMES = {"KS": "Kansas", "MI": "Michigan", "VA": "Virginia"}
@@ -48,7 +48,7 @@ def _no_exclusions_told(state: str) -> dict[str, object]:
     return {"rubric": ["Did the agent say that driver exclusions are not written on New York policies?"]}
 
 
-def _missing_coverage(policy: Policy) -> str:
+def _missing_coverage(policy: PolicySpec) -> str:
     """The coverage rule 5.3 requires and the policy lacks."""
     return "collision" if policy.collision_deductible_cents is None else "comprehensive"
 
@@ -110,13 +110,15 @@ def change_by_status(ctx: ScenarioContext) -> Task:
         return ctx.task(
             difficulty_tags=["policy-status", what, "refusal"],
             description=f"The policy lapsed on {holder.policy.lapsed_on}: no {what} change until reinstated.",
-            gold_actions=reads,
-            wrong_actions=[holder.verify(), change],
-            communicate=["lapsed"],
-            reference_reply=reply(
-                f"Your policy lapsed on {month_day_year(holder.policy.lapsed_on)}, and a lapsed policy "
-                "can't be changed until it is reinstated.",
-                f"Because the policy is lapsed, I can't add a {what} to it.",
+            **refusal(
+                "lapsed",
+                reply(
+                    f"Your policy lapsed on {month_day_year(holder.policy.lapsed_on)}, and a lapsed policy "
+                    "can't be changed until it is reinstated.",
+                    f"Because the policy is lapsed, I can't add a {what} to it.",
+                ),
+                reads=reads,
+                wrong=[holder.verify(), change],
             ),
             **fields,
         )
@@ -124,12 +126,14 @@ def change_by_status(ctx: ScenarioContext) -> Task:
         return ctx.task(
             difficulty_tags=["policy-status", what, "refusal"],
             description=f"The policy is cancelled: a {what} change is refused, with no hand-off ticket.",
-            gold_actions=reads,
-            wrong_actions=[ticket(holder, "policy_change", f"Add a {what}", f"Customer asked to {wish}.")],
-            communicate=["cancelled"],
-            reference_reply=reply(
-                f"Your policy is cancelled, so I can't add a {what} to it.",
-                "A cancelled policy can't be changed any more, I'm sorry.",
+            **refusal(
+                "cancelled",
+                reply(
+                    f"Your policy is cancelled, so I can't add a {what} to it.",
+                    "A cancelled policy can't be changed any more, I'm sorry.",
+                ),
+                reads=reads,
+                wrong=[ticket(holder, "policy_change", f"Add a {what}", f"Customer asked to {wish}.")],
             ),
             **fields,
         )
@@ -300,22 +304,25 @@ def vehicle_rules(ctx: ScenarioContext) -> Task:
             else f"A {vehicle.ownership} vehicle needs collision and comprehensive; the add is refused.",
             user=user,
             initial_patch=patch,
-            gold_actions=reads,
-            wrong_actions=[holder.verify(), change, id_cards(pid)],
-            # Rule 5.1's limit, else the coverage the financed or leased vehicle lacks (5.3).
-            communicate=[str(MAX_VEHICLES) if variant == "fifth" else _missing_coverage(holder.policy)],
-            reference_reply=reply(
-                f"Your policy already covers {MAX_VEHICLES} vehicles, which is the most one policy can hold, "
-                "so I can't add another.",
-                f"One policy holds at most {MAX_VEHICLES} vehicles and yours is full.",
-            )
-            if variant == "fifth"
-            else reply(
-                f"A {vehicle.ownership} vehicle needs {_missing_coverage(holder.policy)} coverage on the "
-                "policy, and yours doesn't have it, so I can't add the car.",
-                f"Since the car is {vehicle.ownership}, the policy would need "
-                f"{_missing_coverage(holder.policy)} coverage, which it lacks.",
+            **refusal(
+                str(MAX_VEHICLES) if variant == "fifth" else _missing_coverage(holder.policy),
+                reply(
+                    f"Your policy already covers {MAX_VEHICLES} vehicles, which is the most one "
+                    "policy can hold, "
+                    "so I can't add another.",
+                    f"One policy holds at most {MAX_VEHICLES} vehicles and yours is full.",
+                )
+                if variant == "fifth"
+                else reply(
+                    f"A {vehicle.ownership} vehicle needs {_missing_coverage(holder.policy)} coverage on the "
+                    "policy, and yours doesn't have it, so I can't add the car.",
+                    f"Since the car is {vehicle.ownership}, the policy would need "
+                    f"{_missing_coverage(holder.policy)} coverage, which it lacks.",
+                ),
+                reads=reads,
+                wrong=[holder.verify(), change, id_cards(pid)],
             ),
+            # Rule 5.1's limit, else the coverage the financed or leased vehicle lacks (5.3).
         )
     assert full_coverage(holder.policy) or vehicle.ownership == "owned"
     after = [id_cards(pid)] if holder.policy.status == "active" else []

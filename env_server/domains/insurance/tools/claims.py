@@ -8,6 +8,7 @@ from typing import Literal
 from sqlalchemy import select
 
 from env_server.domain import ToolContext, ToolError, tool
+from env_server.domains.insurance.factories import PolicySpec
 from env_server.domains.insurance.models import Claim, ClaimCause, ClaimCoverage, Document, Policy
 from env_server.domains.insurance.tools._common import (
     _get_claim,
@@ -19,8 +20,11 @@ from env_server.domains.insurance.tools._common import (
 from env_server.domains.insurance.tools._views import ClaimView, DocumentView
 
 
-def _deductible(policy: Policy, coverage: str) -> int:
-    """The deductible of a claim under `coverage`; a `ToolError` when the policy lacks that coverage."""
+def _deductible(policy: Policy | PolicySpec, coverage: str) -> int:
+    """The deductible of a claim under `coverage`; a `ToolError` when the policy lacks that coverage.
+
+    The families price a fresh policy's claims with it too (a `PolicySpec`), so both follow one rule.
+    """
     if coverage == "liability":
         return 0
     if coverage == "glass" and policy.full_glass:

@@ -13,10 +13,30 @@ from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
 from typing import Any, ClassVar
 
-from env_server.domain import Caller, GoldAction, ReferenceReply, ScenarioPatch, ScenarioUnavailable, call
-from env_server.domains.retail.catalog import FREE_SHIPPING_FROM_CENTS, RETURN_FEE_CENTS, SHIPPING_CENTS
+from env_server.domain import (
+    Caller,
+    GoldAction,
+    ReferenceReply,
+    ScenarioPatch,
+    ScenarioUnavailable,
+    call,
+    patch_rows,
+    refusal,
+)
+from env_server.domains.retail.catalog import RETURN_FEE_CENTS
+from env_server.domains.retail.factories import (
+    CustomerSpec,
+    OrderItemSpec,
+    PaymentMethodSpec,
+    RefundSpec,
+    ShipmentSpec,
+    delay_credit,
+    method_label,
+    payment,
+    phone,
+)
+from env_server.domains.retail.factories import order as order_spec
 from env_server.domains.retail.families._policy import TIER, TIER_CODES, fee_waived
-from env_server.domains.retail.seed import method_label
 
 Row = dict[str, Any]
 
@@ -163,23 +183,22 @@ class Scene(ScenarioPatch):
             labels=[],
             persona_style=rng.choice(_PERSONAS),
         )
-        self.patch["customers"].append(
-            {
-                "id": person.id,
-                "first_name": first,
-                "last_name": last,
-                "email": person.email,
-                "phone": f"555-{rng.randint(200, 999)}-{rng.randint(1000, 9999)}",
-                "address_line": person.address_line,
-                "city": city,
-                "state": state,
-                "zip_code": person.zip_code,
-                "tier": person.tier,
-                "store_credit_cents": 0,
-                "member_since": (date(2015, 1, 1) + timedelta(days=rng.randint(0, 1800))).isoformat(),
-                "status": "active",
-            }
+        customer = CustomerSpec(
+            id=person.id,
+            first_name=first,
+            last_name=last,
+            email=person.email,
+            phone=phone(rng),
+            address_line=person.address_line,
+            city=city,
+            state=state,
+            zip_code=person.zip_code,
+            tier=person.tier,
+            store_credit_cents=0,
+            member_since=date(2015, 1, 1) + timedelta(days=rng.randint(0, 1800)),
+            status="active",
         )
+        self.add(patch_rows(customer))
         kinds = ["credit_card"]
         if extra_method:
             kinds.append(rng.choice(("paypal", "gift_card")))
@@ -188,9 +207,7 @@ class Scene(ScenarioPatch):
             label = method_label(rng, kind)
             person.methods.append(method_id)
             person.labels.append(label)
-            self.patch["payment_methods"].append(
-                {"id": method_id, "customer_id": person.id, "kind": kind, "label": label}
-            )
+            self.add(patch_rows(PaymentMethodSpec(method_id, person.id, kind, label)))
         return person
 
     def address(self, near: Person | None = None) -> tuple[str, str, str, str]:
@@ -229,69 +246,45 @@ class Scene(ScenarioPatch):
         rng = self.rng
         order_id = self.ctx.new_id("OR")
         subtotal = sum(line.value for line in lines)
-        shipping = 0 if subtotal >= FREE_SHIPPING_FROM_CENTS else SHIPPING_CENTS
-        total = subtotal - discount_cents + shipping
-        placed_at = at(placed_on, rng.randint(7, 21), rng.randint(0, 59))
-        line_1, city, state, zip_code = ship_to or (
-            person.address_line,
-            person.city,
-            person.state,
-            person.zip_code,
+        placed_at = datetime.combine(placed_on, time(rng.randint(7, 21), rng.randint(0, 59)))
+        spec = order_spec(
+            order_id,
+            person.id,
+            status=status,
+            placed_at=placed_at,
+            warehouse=rng.choice(("EAST", "WEST")),
+            subtotal_cents=subtotal,
+            discount_cents=discount_cents,
+            promo_code=promo_code,
+            promised_date=placed_on + timedelta(days=promised_days),
+            ship_to=ship_to or (person.address_line, person.city, person.state, person.zip_code),
         )
         order = PlacedOrder(
             id=order_id,
             customer=person,
             status=status,
             placed_on=placed_on,
-            warehouse=rng.choice(("EAST", "WEST")),
+            warehouse=spec.warehouse,
             lines=lines,
             subtotal_cents=subtotal,
             discount_cents=discount_cents,
-            total_cents=total,
+            total_cents=spec.total_cents,
             payment_method_id=person.methods[method],
-            promised_date=placed_on + timedelta(days=promised_days),
+            promised_date=spec.promised_date,
         )
-        self.patch["orders"].append(
-            {
-                "id": order_id,
-                "customer_id": person.id,
-                "status": status,
-                "placed_at": placed_at,
-                "warehouse": order.warehouse,
-                "subtotal_cents": subtotal,
-                "discount_cents": discount_cents,
-                "shipping_cents": shipping,
-                "total_cents": total,
-                "promo_code": promo_code,
-                "promised_date": order.promised_date.isoformat(),
-                "ship_address_line": line_1,
-                "ship_city": city,
-                "ship_state": state,
-                "ship_zip_code": zip_code,
-                "cancel_reason": None,
-            }
-        )
-        for line in lines:
-            self.patch["order_items"].append(
-                {
-                    "id": line.id,
-                    "order_id": order_id,
-                    "product_id": line.product["id"],
-                    "quantity": line.quantity,
-                    "unit_price_cents": line.unit_price_cents,
-                    "returned_quantity": 0,
-                    "protection_plan": line.protection_plan,
-                }
+        items = [
+            OrderItemSpec(
+                line.id,
+                order_id,
+                line.product["id"],
+                line.quantity,
+                line.unit_price_cents,
+                0,
+                line.protection_plan,
             )
-        self.patch["payments"].append(
-            {
-                "id": self.ctx.new_id("PA"),
-                "order_id": order_id,
-                "payment_method_id": order.payment_method_id,
-                "amount_cents": total,
-                "captured_at": placed_at,
-            }
-        )
+            for line in lines
+        ]
+        self.add(patch_rows(spec, *items, payment(self.ctx.new_id("PA"), spec, order.payment_method_id)))
         for reason, amount in refunds:
             self.refund(order, amount, reason, placed_on + timedelta(days=1))
         return order
@@ -304,17 +297,9 @@ class Scene(ScenarioPatch):
         shipment_id = self.ctx.new_id("SH")
         tail = "".join(self.rng.choice("0123456789") for _ in range(8))
         order.shipment_id, order.carrier = shipment_id, carrier
-        self.patch["shipments"].append(
-            {
-                "id": shipment_id,
-                "order_id": order.id,
-                "carrier": carrier,
-                "tracking_number": f"{_TRACKING[carrier]}{number(shipment_id)}{tail}",
-                "status": status,
-                "shipped_on": shipped_on.isoformat(),
-                "delivered_on": delivered_on.isoformat() if delivered_on else None,
-            }
-        )
+        tracking = f"{_TRACKING[carrier]}{number(shipment_id)}{tail}"
+        shipment = ShipmentSpec(shipment_id, order.id, carrier, tracking, status, shipped_on, delivered_on)
+        self.add(patch_rows(shipment))
 
     def delivered(self, person: Person, lines: list[Line], delivered_on: date, **kwargs: Any) -> PlacedOrder:
         """A delivered order: placed and shipped a few days before `delivered_on`, promised on time."""
@@ -328,29 +313,20 @@ class Scene(ScenarioPatch):
         self, order: PlacedOrder, amount: int, reason: str, on: date, item_id: str | None = None
     ) -> None:
         """An earlier refund on `order`, to its payment method."""
-        self.patch["refunds"].append(
-            {
-                "id": self.ctx.new_id("RF"),
-                "order_id": order.id,
-                "order_item_id": item_id,
-                "payment_method_id": order.payment_method_id,
-                "amount_cents": amount,
-                "reason": reason,
-                "created_at": at(on, 12),
-            }
+        refund_id, when = self.ctx.new_id("RF"), datetime.combine(on, time(12))
+        self.add(
+            patch_rows(
+                RefundSpec(refund_id, order.id, item_id, order.payment_method_id, amount, reason, when)
+            )
         )
 
     def credit(self, order: PlacedOrder, amount: int, on: date) -> None:
         """An earlier delay compensation for `order`, added to the customer's balance."""
-        self.patch["store_credits"].append(
-            {
-                "id": self.ctx.new_id("SC"),
-                "customer_id": order.customer.id,
-                "order_id": order.id,
-                "amount_cents": amount,
-                "reason": "delay_compensation",
-                "created_at": at(on, 12),
-            }
+        credit_id = self.ctx.new_id("SC")
+        self.add(
+            patch_rows(
+                delay_credit(credit_id, order.customer.id, order.id, amount, datetime.combine(on, time(12)))
+            )
         )
         row = next(r for r in self.patch["customers"] if r["id"] == order.customer.id)
         row["store_credit_cents"] += amount
@@ -402,7 +378,7 @@ def names_figure(name: str, figure: int) -> bool:
     return re.search(rf"(?<![\d.,]){figure}(?![\d,]|\.\d)", name) is not None
 
 
-def refusal(
+def order_refusal(
     person: Person, order: PlacedOrder, wrong: GoldAction, tag: str, tell: str, said: ReferenceReply
 ) -> dict[str, Any]:
     """The task fields of a refusal: looking the order up changes nothing; verifying and doing `wrong` fails.
@@ -420,10 +396,7 @@ def refusal(
     """
     return {
         "difficulty_tags": ["refusal", tag, "communicate", "generated"],
-        "gold_actions": [call("get_order", order_id=order.id)],
-        "wrong_actions": [person.verify(), wrong],
-        "communicate": [tell],
-        "reference_reply": said,
+        **refusal(tell, said, reads=[call("get_order", order_id=order.id)], wrong=[person.verify(), wrong]),
     }
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from datetime import date, timedelta
 from typing import Any
 
-from env_server.domain import ScenarioContext, ScenarioUnavailable, month_day, user_spec
+from env_server.domain import ScenarioContext, ScenarioUnavailable, analytics_task, month_day
 from env_server.domains.retail.families._policy import TODAY
 from env_server.domains.retail.families._scene import Scene
 from shared.tasks import Task
@@ -95,17 +95,15 @@ def shop_report(ctx: ScenarioContext) -> Task:
     if hits == 0:
         raise ScenarioUnavailable(f"no {kind} in the drawn window")
     persona = rng.choice(_PERSONAS)
-    return ctx.task(
-        kind="analytics",
-        difficulty_tags=["analytics", "date-range", kind, "generated"],
+    return analytics_task(
+        ctx,
+        persona=f"{persona}, preparing a report.",
         description=f"{kind.capitalize()} {span}, grouped.",
-        user=user_spec(
-            f"{persona}, preparing a report.",
-            question,
-            [question],
-            instructions="Amounts in cents; every matching row counts.",
-        ),
-        analytics={"gold_sql": sql},
+        goal=question,
+        script=[question],
+        sql=sql,
+        tags=["date-range", kind, "generated"],
+        instructions="Amounts in cents; every matching row counts.",
     )
 
 
@@ -160,11 +158,13 @@ def account_report(ctx: ScenarioContext) -> Task:
             "JOIN payment_methods m ON m.id = pa.payment_method_id "
             f"WHERE m.customer_id = '{person.id}' GROUP BY m.label"
         )
-    return ctx.task(
-        kind="analytics",
-        difficulty_tags=["analytics", "account", kind, "generated"],
+    return analytics_task(
+        ctx,
+        persona=f"{rng.choice(_PERSONAS)}, reviewing an escalated account.",
         description=f"Account report for one customer: {kind}.",
-        user=user_spec(f"{rng.choice(_PERSONAS)}, reviewing an escalated account.", question, [question]),
+        goal=question,
+        script=[question],
+        sql=sql,
+        tags=["account", kind, "generated"],
         initial_patch=scene.initial_patch(),
-        analytics={"gold_sql": sql},
     )

@@ -4,7 +4,15 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from env_server.domain import ReferenceReply, ScenarioContext, call, dollars_and_cents, month_day, reply
+from env_server.domain import (
+    ReferenceReply,
+    ScenarioContext,
+    call,
+    conversation,
+    dollars_and_cents,
+    month_day,
+    reply,
+)
 from env_server.domains.retail.families._policy import (
     APPROVAL_LIMIT_CENTS,
     DELAY_MIN_DAYS,
@@ -14,7 +22,13 @@ from env_server.domains.retail.families._policy import (
     TODAY,
     delay_credit,
 )
-from env_server.domains.retail.families._scene import DELAY_CREDIT, PRICE_REFUND, Scene, names_figure, refusal
+from env_server.domains.retail.families._scene import (
+    DELAY_CREDIT,
+    PRICE_REFUND,
+    Scene,
+    names_figure,
+    order_refusal,
+)
 from shared.tasks import Task
 
 
@@ -64,12 +78,12 @@ def delay_compensation(ctx: ScenarioContext) -> Task:
             known={"order_id": order.id},
             unknown=["the compensation rules", "the compensation amount"],
             instructions="Store credit is fine. If told there is no compensation, accept the explanation.",
-            script=[
+            script=conversation(
                 f"Hi, my order {order.id} {arrival}. Do I get any compensation for that?",
-                person.identity_line(),
-                "Okay, thanks." if not eligible else "Yes, store credit works, thank you.",
-                "Thanks, that's all for today.",
-            ],
+                identity=person.identity_line(),
+                yes="Okay, thanks." if not eligible else "Yes, store credit works, thank you.",
+                thanks="Thanks, that's all for today.",
+            ),
         ),
         "initial_patch": scene.initial_patch(),
     }
@@ -107,7 +121,9 @@ def delay_compensation(ctx: ScenarioContext) -> Task:
     return ctx.task(
         description=f"Late-delivery compensation asked for a {dollars_and_cents(order.total_cents)} "
         f"order: none, {why}.",
-        **refusal(person, order, issue, "delay-compensation", tell, _no_delay_credit(tell, order.id, late)),
+        **order_refusal(
+            person, order, issue, "delay-compensation", tell, _no_delay_credit(tell, order.id, late)
+        ),
         **fields,
     )
 
@@ -155,14 +171,14 @@ def price_protection(ctx: ScenarioContext) -> Task:
             unknown=["whether their tier has price protection"],
             instructions="If told the refund must go to the original payment method, accept. "
             "If told there is no price protection, accept.",
-            script=[
+            script=conversation(
                 f"Hi, I bought the {product['name']} for {paid} (order {order.id}) and now it's "
                 f"{dollars_and_cents(product['price_cents'])} on your site. Can I get the difference "
                 f"back?{ask}",
-                person.identity_line(),
-                "Yes, alright, please go ahead. Thanks." if eligible else "Alright, thanks.",
-                "Thanks, that's all for today.",
-            ],
+                identity=person.identity_line(),
+                yes="Yes, alright, please go ahead. Thanks." if eligible else "Alright, thanks.",
+                thanks="Thanks, that's all for today.",
+            ),
         ),
         "initial_patch": scene.initial_patch(),
     }
@@ -206,7 +222,7 @@ def price_protection(ctx: ScenarioContext) -> Task:
     )
     return ctx.task(
         description=f"Price difference of {dollars_and_cents(amount)} asked: refuse, {why}.",
-        **refusal(person, order, refund, "price-protection", tell, _no_price_refund(tell, since)),
+        **order_refusal(person, order, refund, "price-protection", tell, _no_price_refund(tell, since)),
         **fields,
     )
 
@@ -320,12 +336,12 @@ def lost_parcel(ctx: ScenarioContext) -> Task:
             unknown=["stock levels", "the approval limit"],
             instructions="You would prefer your money back but accept a replacement parcel or a supervisor "
             "hold if the agent explains the policy.",
-            script=[
+            script=conversation(
                 f"Hi, the carrier says my parcel for order {order.id} is lost. I'd like my money back.{wish}",
-                person.identity_line(),
-                "Fine, yes, go ahead with what you can do.",
-                "Thanks, that's all for today.",
-            ],
+                identity=person.identity_line(),
+                yes="Fine, yes, go ahead with what you can do.",
+                thanks="Thanks, that's all for today.",
+            ),
         ),
         initial_patch=scene.initial_patch(),
         gold_actions=[person.verify(), final],

@@ -13,8 +13,10 @@ from env_server.domain import (
     ReferenceReply,
     ScenarioContext,
     call,
+    conversation,
     dollars_and_cents,
     month_day_year,
+    refusal,
     reply,
     user_spec,
 )
@@ -32,7 +34,7 @@ from env_server.domains.retail.families._scene import (
     Person,
     PlacedOrder,
     Scene,
-    refusal,
+    order_refusal,
     return_terms,
     said_reason,
 )
@@ -104,21 +106,21 @@ def cancel_order(ctx: ScenarioContext) -> Task:
             known={"order_id": order.id},
             unknown=["the order's shipping status"],
             instructions="If told it has shipped, accept returning it after delivery instead.",
-            script=[
+            script=conversation(
                 f"Hi, please cancel my order {order.id} - {said}.",
-                person.identity_line(),
-                "Yes, cancel it please."
+                identity=person.identity_line(),
+                yes="Yes, cancel it please."
                 if status != "shipped"
                 else "Oh. Okay, I'll return it once it arrives.",
-                "Thanks, that's all for today.",
-            ],
+                thanks="Thanks, that's all for today.",
+            ),
         ),
         "initial_patch": scene.initial_patch(),
     }
     if status == "shipped":
         return ctx.task(
             description="Cancellation of an order already in transit: refuse (a return is possible later).",
-            **refusal(
+            **order_refusal(
                 person,
                 order,
                 cancel,
@@ -266,12 +268,12 @@ def promo_code(ctx: ScenarioContext) -> Task:
             known={"order_id": order.id, "promo_code": code},
             unknown=["the code's conditions"],
             instructions="If the code cannot be applied, accept the explanation; do not ask for other codes.",
-            script=[
+            script=conversation(
                 f"Hi, I forgot to enter the code {code} on order {order.id}. Can you still apply it?",
-                person.identity_line(),
-                "Yes please, great, thanks!" if not failed else "Oh well, never mind then.",
-                "Thanks, that's all for today.",
-            ],
+                identity=person.identity_line(),
+                yes="Yes please, great, thanks!" if not failed else "Oh well, never mind then.",
+                thanks="Thanks, that's all for today.",
+            ),
         ),
         "initial_patch": scene.initial_patch(),
     }
@@ -295,10 +297,12 @@ def promo_code(ctx: ScenarioContext) -> Task:
     return ctx.task(
         difficulty_tags=["refusal", "promotion", "generated"],
         description=f"Apply {code} after checkout: refuse, {failed[0]}.",
-        gold_actions=[call("get_promotion", code=code), call("get_order", order_id=order.id)],
-        wrong_actions=[person.verify(), apply],
-        communicate=[facts[failed[0]]],
-        reference_reply=_promo_refusal(code, facts[failed[0]], failed[0], age),
+        **refusal(
+            facts[failed[0]],
+            _promo_refusal(code, facts[failed[0]], failed[0], age),
+            reads=[call("get_promotion", code=code), call("get_order", order_id=order.id)],
+            wrong=[person.verify(), apply],
+        ),
         **fields,
     )
 
@@ -422,12 +426,12 @@ def multi_step(ctx: ScenarioContext) -> Task:
             goal="Get all of these done: " + " ".join(asks),
             unknown=["the compensation and refund amounts"],
             instructions="Confirm everything the agent proposes.",
-            script=[
+            script=conversation(
                 opening,
-                person.identity_line(),
-                "Yes to all of that, thank you.",
-                "Thanks, that's all for today.",
-            ],
+                identity=person.identity_line(),
+                yes="Yes to all of that, thank you.",
+                thanks="Thanks, that's all for today.",
+            ),
         ),
         initial_patch=scene.initial_patch(),
         gold_actions=[person.verify(), *writes],

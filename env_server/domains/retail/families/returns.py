@@ -4,7 +4,15 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from env_server.domain import GoldAction, ScenarioContext, call, dollars_and_cents, month_day, reply
+from env_server.domain import (
+    GoldAction,
+    ScenarioContext,
+    call,
+    conversation,
+    dollars_and_cents,
+    month_day,
+    reply,
+)
 from env_server.domains.retail.catalog import RETURN_FEE_CENTS
 from env_server.domains.retail.families._policy import APPROVAL_LIMIT_CENTS, TIER, TODAY, fee_waived
 from env_server.domains.retail.families._scene import (
@@ -16,7 +24,7 @@ from env_server.domains.retail.families._scene import (
     PlacedOrder,
     Scene,
     names_figure,
-    refusal,
+    order_refusal,
     return_terms,
     said_reason,
 )
@@ -96,12 +104,12 @@ def return_fee(ctx: ScenarioContext) -> Task:
                     ],
                 )
             ),
-            script=[
+            script=conversation(
                 f"Hi, I'd like to return {_units(line, returned)} from order {order.id} - {said}.{ask}",
-                person.identity_line(),
-                "Yes, please go ahead.",
-                "Thanks, that's all for today.",
-            ],
+                identity=person.identity_line(),
+                yes="Yes, please go ahead.",
+                thanks="Thanks, that's all for today.",
+            ),
         ),
         initial_patch=scene.initial_patch(),
         gold_actions=[
@@ -155,15 +163,15 @@ def return_window(ctx: ScenarioContext) -> Task:
             unknown=["the return window of their tier"],
             instructions=f"Reason: {said}. If refused, ask once whether an "
             "exception is possible, then accept.",
-            script=[
+            script=conversation(
                 f"Hello, order {order.id} was delivered on {month_day(delivered_on)} and I'd like to return "
                 f"{_units(line, quantity)}. {said.capitalize()}.",
-                person.identity_line(),
-                "Is there really nothing you can do?"
+                identity=person.identity_line(),
+                yes="Is there really nothing you can do?"
                 if variant != "last-day"
                 else "Great, yes, please do it.",
-                "Thanks, that's all for today.",
-            ],
+                thanks="Thanks, that's all for today.",
+            ),
         ),
         "initial_patch": scene.initial_patch(),
     }
@@ -179,7 +187,7 @@ def return_window(ctx: ScenarioContext) -> Task:
     why = "the item is final sale" if final_sale else f"day {since} is past the {window}-day window"
     return ctx.task(
         description=f"{TIER[person.tier].name} member asks to return {product['name']}: refuse, {why}.",
-        **refusal(
+        **order_refusal(
             person,
             order,
             create,
@@ -242,12 +250,12 @@ def return_approval(ctx: ScenarioContext) -> Task:
             known={"order_id": order.id},
             unknown=["that refunds above $1,000 need supervisor approval"],
             instructions=f"Reason: {said}. Accept a supervisor hold if it is explained.",
-            script=[
+            script=conversation(
                 f"Hi, I want to return {what} from order {order.id}: {said}.",
-                person.identity_line(),
-                "Okay, yes, please go ahead.",
-                "Thanks, that's all for today.",
-            ],
+                identity=person.identity_line(),
+                yes="Okay, yes, please go ahead.",
+                thanks="Thanks, that's all for today.",
+            ),
         ),
         initial_patch=scene.initial_patch(),
         gold_actions=[person.verify(), final],

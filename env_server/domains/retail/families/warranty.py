@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import datetime, time, timedelta
 
-from env_server.domain import ScenarioContext, call, month_day_year, reply
+from env_server.domain import ScenarioContext, call, conversation, month_day_year, patch_rows, refusal, reply
+from env_server.domains.retail.factories import WarrantyClaimSpec
 from env_server.domains.retail.families._policy import TIER, TODAY, days_since
-from env_server.domains.retail.families._scene import Scene, at, said_reason
+from env_server.domains.retail.families._scene import Scene, said_reason
 from env_server.domains.retail.tools.warranty import PROTECTION_PLAN_MONTHS, add_months
 from shared.tasks import Task
 
@@ -57,20 +58,19 @@ def warranty_claim(ctx: ScenarioContext) -> Task:
     for _ in range(rng.choices((0, 1, 2, 3), weights=(5, 2, 2, 1))[0] if not within_window else 0):
         status = rng.choice(("completed", "completed", "denied"))
         completed += status == "completed"
-        scene.patch["warranty_claims"].append(
-            {
-                "id": ctx.new_id("WC"),
-                "order_item_id": line.id,
-                "customer_id": person.id,
-                "issue_type": "defect",
-                "resolution": "repair",
-                "status": status,
-                "description": "Earlier fault, handled by the repair centre.",
-                "created_at": at(
-                    delivered_on + timedelta(days=rng.randint(1, max(1, days_since(delivered_on) - 1)))
-                ),
-            }
+        earlier = WarrantyClaimSpec(
+            id=ctx.new_id("WC"),
+            order_item_id=line.id,
+            customer_id=person.id,
+            issue_type="defect",
+            resolution="repair",
+            status=status,
+            description="Earlier fault, handled by the repair centre.",
+            created_at=datetime.combine(
+                delivered_on + timedelta(days=rng.randint(1, max(1, days_since(delivered_on) - 1))), time(10)
+            ),
         )
+        scene.add(patch_rows(earlier))
     fault = rng.choice(ISSUE_TEXT[issue])
     resolution = "replacement" if completed >= 2 else "repair"
     covered = ends >= TODAY and (issue != "accidental_damage" or plan)
@@ -91,12 +91,12 @@ def warranty_claim(ctx: ScenarioContext) -> Task:
             },
             unknown=["the warranty end date"],
             instructions=f"The problem: {fault}. Be honest about how it happened. Accept what is offered.",
-            script=[
+            script=conversation(
                 f"Hi, my {product['name']} from order {order.id} has a problem: {fault}. Is it covered?",
-                person.identity_line(),
-                "Okay, yes, please go ahead." if covered or within_window else "I see. Thanks anyway.",
-                "Thanks, that's all for today.",
-            ],
+                identity=person.identity_line(),
+                yes="Okay, yes, please go ahead." if covered or within_window else "I see. Thanks anyway.",
+                thanks="Thanks, that's all for today.",
+            ),
         ),
         "initial_patch": scene.initial_patch(),
     }
@@ -144,20 +144,23 @@ def warranty_claim(ctx: ScenarioContext) -> Task:
     return ctx.task(
         difficulty_tags=["refusal", "warranty", "generated"],
         description=f"{issue} on a {product['name']}: refuse the claim, {why}.",
-        gold_actions=[call("check_warranty", order_item_id=line.id)],
-        wrong_actions=[person.verify(), claim],
-        # The decisive fact: accidental damage needs a protection plan, or the date coverage ended.
-        communicate=["accidental" if ends >= TODAY else ends.isoformat()],
-        reference_reply=reply(
-            "Accidental damage isn't covered by the warranty, and there's no protection plan on this item, "
-            "so I can't open a claim.",
-            "The damage counts as accidental, which the warranty excludes without a protection plan.",
-        )
-        if ends >= TODAY
-        else reply(
-            f"The warranty on your {product['name']} ended on {month_day_year(ends)}, so I can't open a "
-            "claim for it.",
-            f"Its coverage ran out on {ends.isoformat()}, so this fault isn't covered any more.",
+        **refusal(
+            "accidental" if ends >= TODAY else ends.isoformat(),
+            reply(
+                "Accidental damage isn't covered by the warranty, and there's no protection plan "
+                "on this item, "
+                "so I can't open a claim.",
+                "The damage counts as accidental, which the warranty excludes without a protection plan.",
+            )
+            if ends >= TODAY
+            else reply(
+                f"The warranty on your {product['name']} ended on {month_day_year(ends)}, so I can't open a "
+                "claim for it.",
+                f"Its coverage ran out on {ends.isoformat()}, so this fault isn't covered any more.",
+            ),
+            reads=[call("check_warranty", order_item_id=line.id)],
+            wrong=[person.verify(), claim],
         ),
+        # The decisive fact: accidental damage needs a protection plan, or the date coverage ended.
         **fields,
     )

@@ -14,8 +14,29 @@ from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 from typing import Any, ClassVar
 
-from env_server.domain import Caller, GoldAction, ScenarioPatch, ScenarioUnavailable, call, month_day_year
-from env_server.domains.travel.families._policy import TIERS, Row, iso, when
+from env_server.domain import (
+    Caller,
+    GoldAction,
+    ScenarioPatch,
+    ScenarioUnavailable,
+    call,
+    month_day_year,
+    patch_rows,
+)
+from env_server.domains.travel.factories import (
+    BaggageSpec,
+    FlightSpec,
+    LoyaltyAccountSpec,
+    PassengerSpec,
+    PaymentSpec,
+    ReservationSpec,
+    SeatInventorySpec,
+    SegmentSpec,
+    TravelerSpec,
+    card,
+    phone,
+)
+from env_server.domains.travel.families._policy import TIERS, Row, when
 from env_server.domains.travel.fares import fare_price_cents
 from env_server.domains.travel.models import NOW
 
@@ -180,7 +201,7 @@ class Scene(ScenarioPatch):
             first=first,
             last=last,
             email=f"{first}.{last}.{pid[-5:]}@{self.rng.choice(_MAIL_DOMAINS)}".lower(),
-            phone=f"+1-{self.rng.randint(201, 989)}-555-{self.rng.randint(0, 9999):04d}",
+            phone=phone(self.rng),
             dob=date(1950, 1, 1) + timedelta(days=self.rng.randint(0, 19_000)),
             card_id=self.ctx.new_id("PM"),
             card_brand=self.rng.choice(_CARDS),
@@ -188,35 +209,16 @@ class Scene(ScenarioPatch):
             tier=tier,
             loyalty_id=self.ctx.new_id("LY") if tier else None,
         )
-        self.patch["passengers"].append(
-            {
-                "passenger_id": pid,
-                "first_name": first,
-                "last_name": last,
-                "email": person.email,
-                "phone": person.phone,
-                "date_of_birth": person.dob.isoformat(),
-            }
-        )
-        self.patch["payment_methods"].append(
-            {
-                "payment_method_id": person.card_id,
-                "passenger_id": pid,
-                "kind": "credit_card",
-                "card_brand": person.card_brand,
-                "card_last4": person.card_last4,
-            }
-        )
-        if tier:
-            self.patch["loyalty_accounts"].append(
-                {
-                    "loyalty_id": person.loyalty_id,
-                    "passenger_id": pid,
-                    "tier": tier,
-                    "miles_balance": self.rng.randint(0, 900) * 100,
-                    "enrolled_on": (date(2012, 1, 1) + timedelta(days=self.rng.randint(0, 5000))).isoformat(),
-                }
+        self.add(
+            patch_rows(
+                PassengerSpec(pid, first, last, person.email, person.phone, person.dob),
+                card(person.card_id, pid, person.card_brand, person.card_last4),
             )
+        )
+        if tier and person.loyalty_id:
+            miles = self.rng.randint(0, 900) * 100
+            enrolled = date(2012, 1, 1) + timedelta(days=self.rng.randint(0, 5000))
+            self.add(patch_rows(LoyaltyAccountSpec(person.loyalty_id, pid, tier, miles, enrolled)))
         return person
 
     def companion(self, holder: Person) -> tuple[str, str, date]:
@@ -309,32 +311,26 @@ class Scene(ScenarioPatch):
         if number in self._numbers:
             raise ScenarioUnavailable("flight number drawn twice")
         self._numbers.add(number)
-        flight = {
-            "flight_id": self.ctx.new_id("FL"),
-            "flight_number": number,
-            "origin": like["origin"],
-            "destination": like["destination"],
-            "departure_at": iso(departure),
-            "arrival_at": iso(departure + duration),
-            "distance_miles": like["distance_miles"],
-            "status": status,
-            "delay_minutes": delay,
-            "disruption_cause": cause,
-        }
+        flight = FlightSpec(
+            flight_id=self.ctx.new_id("FL"),
+            flight_number=number,
+            origin=like["origin"],
+            destination=like["destination"],
+            departure_at=departure,
+            arrival_at=departure + duration,
+            distance_miles=like["distance_miles"],
+            status=status,
+            delay_minutes=delay,
+            disruption_cause=cause,
+        ).row()
         landed = departure + duration + timedelta(minutes=delay) <= NOW
         if (status == "landed" and not landed) or (status in ("scheduled", "delayed") and departure <= NOW):
             raise ScenarioUnavailable(f"a {status} flight cannot depart at {departure}")
         self.patch["flights"].append(flight)
         for cabin, total in CABIN_SEATS.items():
-            self.patch["seat_inventory"].append(
-                {
-                    "flight_id": flight["flight_id"],
-                    "cabin": cabin,
-                    "seats_total": total,
-                    "seats_available": total - self.rng.randint(1, total // 2),
-                    "base_price_cents": self.inventory[like["flight_id"], cabin]["base_price_cents"],
-                }
-            )
+            available = total - self.rng.randint(1, total // 2)
+            base = self.inventory[like["flight_id"], cabin]["base_price_cents"]
+            self.add(patch_rows(SeatInventorySpec(flight["flight_id"], cabin, total, available, base)))
         return flight
 
     # ------------------------------------------------------------------------------------ reservations
@@ -356,15 +352,11 @@ class Scene(ScenarioPatch):
             booked_at = latest - timedelta(days=self.rng.randint(0, 50), minutes=self.rng.randint(0, 600))
         booked_at = booked_at.replace(second=0, microsecond=0)
         rid = self.ctx.new_id("RS")
-        self.patch["reservations"].append(
-            {
-                "reservation_id": rid,
-                "holder_id": holder.passenger_id,
-                "fare_class": fare_code,
-                "trip_type": "round_trip" if len(flights) == 2 else "one_way",
-                "status": "confirmed",
-                "booked_at": iso(booked_at),
-            }
+        trip_type = "round_trip" if len(flights) == 2 else "one_way"
+        self.add(
+            patch_rows(
+                ReservationSpec(rid, holder.passenger_id, fare_code, trip_type, "confirmed", booked_at)
+            )
         )
         people = [(holder.first, holder.last, holder.dob, True)] if holder_flies else []
         while len(people) < travellers:
@@ -373,59 +365,29 @@ class Scene(ScenarioPatch):
             Traveller(self.ctx.new_id("TR"), f, last, dob, is_holder) for f, last, dob, is_holder in people
         ]
         for t in crew:
-            self.patch["travelers"].append(
-                {
-                    "traveler_id": t.traveler_id,
-                    "reservation_id": rid,
-                    "passenger_id": holder.passenger_id if t.is_holder else None,
-                    "first_name": t.first,
-                    "last_name": t.last,
-                    "date_of_birth": t.dob.isoformat(),
-                }
-            )
+            flies = holder.passenger_id if t.is_holder else None
+            self.add(patch_rows(TravelerSpec(t.traveler_id, rid, flies, t.first, t.last, t.dob)))
         fares_cents = []
         for seq, flight in enumerate(flights, start=1):
             paid = self.price(flight, fare) * self.rng.choice((90, 100, 100, 110)) // 100
             fares_cents.append(paid)
-            self.patch["segments"].append(
-                {
-                    "segment_id": self.ctx.new_id("SG"),
-                    "reservation_id": rid,
-                    "seq": seq,
-                    "flight_id": flight["flight_id"],
-                    "cabin": fare["cabin"],
-                    "fare_cents": paid,
-                }
-            )
+            segment = SegmentSpec(self.ctx.new_id("SG"), rid, seq, flight["flight_id"], fare["cabin"], paid)
+            self.add(patch_rows(segment))
         trip = Trip(rid, holder, fare, flights, fares_cents, crew, booked_at)
         self.payment(trip, "fare", trip.ticket_value, booked_at)
         return trip
 
     def payment(self, trip: Trip, purpose: str, amount: int, at: datetime) -> None:
         """A charge to the holder's card on `trip`."""
-        self.patch["payments"].append(
-            {
-                "payment_id": self.ctx.new_id("PY"),
-                "reservation_id": trip.reservation_id,
-                "payment_method_id": trip.holder.card_id,
-                "direction": "charge",
-                "purpose": purpose,
-                "amount_cents": amount,
-                "created_at": iso(at),
-            }
+        charge = PaymentSpec(
+            self.ctx.new_id("PY"), trip.reservation_id, trip.holder.card_id, "charge", purpose, amount, at
         )
+        self.add(patch_rows(charge))
 
     def bags(self, trip: Trip, traveller: Traveller, quantity: int, fee: int) -> None:
         """Bags already checked for `traveller` (and their fee, charged when they were added)."""
-        self.patch["baggage"].append(
-            {
-                "bag_id": self.ctx.new_id("BG"),
-                "reservation_id": trip.reservation_id,
-                "traveler_id": traveller.traveler_id,
-                "quantity": quantity,
-                "fee_cents": fee,
-            }
-        )
+        bag_id = self.ctx.new_id("BG")
+        self.add(patch_rows(BaggageSpec(bag_id, trip.reservation_id, traveller.traveler_id, quantity, fee)))
         if fee:
             self.payment(trip, "baggage", fee, trip.booked_at)
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import date, datetime, timedelta
 
-from env_server.domain import ScenarioContext, month_day, user_spec
+from env_server.domain import ScenarioContext, analytics_task, month_day
 from env_server.domains.travel.families._policy import TIERS
 from shared.tasks import Task
 
@@ -219,20 +219,15 @@ def _build(
     ctx: ScenarioContext, questions: list[Callable[[ScenarioContext], Question]], staff: tuple[str, ...]
 ) -> Task:
     description, script, sql, tags, tolerance = ctx.rng.choice(questions)(ctx)
-    analytics: dict[str, object] = {"gold_sql": sql}
-    if tolerance is not None:
-        analytics["tolerance"] = tolerance
-    return ctx.task(
-        kind="analytics",
-        difficulty_tags=["analytics", *tags],
+    return analytics_task(
+        ctx,
+        persona=f"{ctx.rng.choice(staff)} at Groundstate Air; precise",
         description=description,
-        user=user_spec(
-            persona=f"{ctx.rng.choice(staff)} at Groundstate Air; precise",
-            goal=description,
-            instructions=_STAFF,
-            script=script,
-        ),
-        analytics=analytics,
+        script=script,
+        sql=sql,
+        tags=tags,
+        instructions=_STAFF,
+        tolerance=tolerance or 0.0,
     )
 
 

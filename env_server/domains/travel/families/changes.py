@@ -15,9 +15,11 @@ from env_server.domain import (
     ScenarioContext,
     ScenarioUnavailable,
     call,
+    conversation,
     dollars,
     month_day,
     month_day_year,
+    refusal,
     reply,
     user_spec,
 )
@@ -122,14 +124,14 @@ def change_fee(ctx: ScenarioContext) -> Task:
             unknown=["the change fee", "today's price of the new flight"],
             instructions="Accept the change fee and any fare difference and pay with your card. Do not "
             "ask for a waiver.",
-            script=[
+            script=conversation(
                 f"Hi, I'm {holder.name}, reservation {trip.reservation_id}. I'm on "
                 f"{_flight_phrase(current)}. {reason} — can you move {_us(trip)} to "
                 f"{target['flight_number']} on {month_day(when(target))}?",
-                holder.identity_line(),
-                f"Yes, go ahead. Charge anything due to my {holder.card}.",
-                THANKS,
-            ],
+                identity=holder.identity_line(),
+                yes=f"Yes, go ahead. Charge anything due to my {holder.card}.",
+                thanks=THANKS,
+            ),
         ),
         initial_patch=scene.initial_patch(),
         gold_actions=[holder.verify(), trip.get(), *_change(trip, current, target)],
@@ -237,13 +239,15 @@ def disruption_rebook(ctx: ScenarioContext) -> Task:
         return ctx.task(
             difficulty_tags=["refusal", "basic-economy", "minor-delay"],
             description=f"A {delay}-minute delay is no disruption: Basic Economy still cannot be changed.",
-            gold_actions=[trip.get()],
-            wrong_actions=[holder.verify(), trip.get(), *free],
-            communicate=["basic"],
-            reference_reply=reply(
-                f"Your reservation is Basic Economy, which can't be changed, and a {delay}-minute delay "
-                "doesn't count as a disruption that would allow a free move.",
-                "It's a basic economy fare, so no change is possible for a delay this short, I'm sorry.",
+            **refusal(
+                "basic",
+                reply(
+                    f"Your reservation is Basic Economy, which can't be changed, and a {delay}-minute delay "
+                    "doesn't count as a disruption that would allow a free move.",
+                    "It's a basic economy fare, so no change is possible for a delay this short, I'm sorry.",
+                ),
+                reads=[trip.get()],
+                wrong=[holder.verify(), trip.get(), *free],
             ),
             **common,
         )
@@ -291,14 +295,17 @@ def identity_then_change(ctx: ScenarioContext) -> Task:
                 ],
             ),
             initial_patch=scene.initial_patch(),
-            gold_actions=[trip.get()],
-            wrong_actions=[holder.verify(), trip.get(), *_change(trip, current, target)],
-            communicate=["holder"],
-            reference_reply=reply(
-                f"I'm sorry, only the reservation holder can change it, so {holder.first} needs to contact "
-                "us.",
-                "Changes have to be requested by the holder of the booking themselves, even with their "
-                "details.",
+            **refusal(
+                "holder",
+                reply(
+                    f"I'm sorry, only the reservation holder can change it, so {holder.first} needs "
+                    "to contact "
+                    "us.",
+                    "Changes have to be requested by the holder of the booking themselves, even with their "
+                    "details.",
+                ),
+                reads=[trip.get()],
+                wrong=[holder.verify(), trip.get(), *_change(trip, current, target)],
             ),
         )
     slip = scene.rng.choice((-1, 1)) * (4 if (holder.dob.month, holder.dob.day) == (2, 29) else 1)

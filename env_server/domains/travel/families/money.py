@@ -13,8 +13,10 @@ from env_server.domain import (
     ReferenceReply,
     ScenarioContext,
     call,
+    conversation,
     dollars,
     month_day,
+    refusal,
     reply,
     user_spec,
 )
@@ -145,14 +147,16 @@ def compensation(ctx: ScenarioContext) -> Task:
         return ctx.task(
             difficulty_tags=["refusal", "compensation", flight["disruption_cause"]],
             description="No compensation: the cause is not controllable or the delay is under 180 minutes.",
-            gold_actions=[trip.get()],
-            communicate=[_ineligible_because(flight)],
-            reference_reply=_no_compensation(flight),
-            wrong_actions=[
-                holder.verify(),
-                trip.get(),
-                issue(trip, flight, min(hypothetical, COMPENSATION_LIMIT_CENTS)),
-            ],
+            **refusal(
+                _ineligible_because(flight),
+                _no_compensation(flight),
+                reads=[trip.get()],
+                wrong=[
+                    holder.verify(),
+                    trip.get(),
+                    issue(trip, flight, min(hypothetical, COMPENSATION_LIMIT_CENTS)),
+                ],
+            ),
             **common,
         )
     review = amount > COMPENSATION_LIMIT_CENTS
@@ -249,35 +253,39 @@ def cancel_refund(ctx: ScenarioContext) -> Task:
                 unknown=["the refund rules"],
                 instructions="Insist on a full refund. Accept that a supervisor will review it; do not "
                 "cancel for a partial refund.",
-                script=[
+                script=conversation(
                     f"{opening} Unfortunately {illness}, so I need a full refund, please.",
-                    holder.identity_line(),
-                    "Yes, please ask a supervisor. I'll wait to hear back before cancelling anything.",
-                    THANKS,
-                ],
+                    identity=holder.identity_line(),
+                    yes="Yes, please ask a supervisor. I'll wait to hear back before cancelling anything.",
+                    thanks=THANKS,
+                ),
             ),
             initial_patch=scene.initial_patch(),
-            gold_actions=[
-                holder.verify(),
-                trip.get(),
-                call(
-                    "request_supervisor_review",
-                    reservation_id=trip.reservation_id,
-                    category="refund_exception",
-                    amount_cents=trip.ticket_value,
-                    summary=f"Full refund requested because {illness}.",
+            **refusal(
+                "supervisor",
+                reply(
+                    "A full refund beyond the fare rules needs a supervisor's review; I can "
+                    "request it now and "
+                    "leave the booking as it is until they decide. Shall I?",
+                    "A supervisor has to approve a refund like that. Would you like me to ask for "
+                    "the review?",
                 ),
-            ],
-            wrong_actions=[
-                holder.verify(),
-                trip.get(),
-                call(cancel.name, **{**cancel.arguments, "refund_cents": trip.ticket_value}),
-            ],
-            communicate=["supervisor"],
-            reference_reply=reply(
-                "A full refund beyond the fare rules needs a supervisor's review; I can request it now and "
-                "leave the booking as it is until they decide. Shall I?",
-                "A supervisor has to approve a refund like that. Would you like me to ask for the review?",
+                reads=[
+                    holder.verify(),
+                    trip.get(),
+                    call(
+                        "request_supervisor_review",
+                        reservation_id=trip.reservation_id,
+                        category="refund_exception",
+                        amount_cents=trip.ticket_value,
+                        summary=f"Full refund requested because {illness}.",
+                    ),
+                ],
+                wrong=[
+                    holder.verify(),
+                    trip.get(),
+                    call(cancel.name, **{**cancel.arguments, "refund_cents": trip.ticket_value}),
+                ],
             ),
             determined_by={
                 "supervisor_reviews.category": "policy 8: a refund asked for because of illness or "
@@ -298,12 +306,12 @@ def cancel_refund(ctx: ScenarioContext) -> Task:
             unknown=["the refund amount"],
             instructions="Accept the refund the agent quotes, even if it is nothing, and confirm the "
             "cancellation.",
-            script=[
+            script=conversation(
                 opening,
-                holder.identity_line(),
-                "Yes, cancel the whole reservation, even if I get nothing back.",
-                THANKS,
-            ],
+                identity=holder.identity_line(),
+                yes="Yes, cancel the whole reservation, even if I get nothing back.",
+                thanks=THANKS,
+            ),
         ),
         initial_patch=scene.initial_patch(),
         gold_actions=[holder.verify(), trip.get(), cancel],

@@ -13,6 +13,7 @@ from env_server.domain import (
     ScenarioContext,
     ScenarioUnavailable,
     call,
+    conversation,
     dollars,
     month_day,
     month_day_year,
@@ -87,12 +88,12 @@ def baggage(ctx: ScenarioContext) -> Task:
             known=holder.known(reservation_id=trip.reservation_id),
             unknown=["the free baggage allowance", "the fee"],
             instructions=f"Accept the fee the agent quotes and pay with your {holder.card}.",
-            script=[
+            script=conversation(
                 f"Hi! On reservation {trip.reservation_id} we need checked bags: {', '.join(asks)}.",
-                holder.identity_line(),
-                f"Yes, sounds good, go ahead — use my {holder.card} for anything that costs extra.",
-                THANKS,
-            ],
+                identity=holder.identity_line(),
+                yes=f"Yes, sounds good, go ahead — use my {holder.card} for anything that costs extra.",
+                thanks=THANKS,
+            ),
         ),
         initial_patch=scene.initial_patch(),
         gold_actions=[holder.verify(), trip.get(), *actions],
@@ -214,13 +215,13 @@ def travellers_fixed(ctx: ScenarioContext) -> Task:
             },
             unknown=[],
             instructions="Confirm the correction when the agent reads it back.",
-            script=[
+            script=conversation(
                 f"Hi, on reservation {trip.reservation_id} {whose} last name is misspelt as {wrong}; "
                 f"it should be {traveller.last}.",
-                holder.identity_line(),
-                "Yes, that's right, please fix it.",
-                THANKS,
-            ],
+                identity=holder.identity_line(),
+                yes="Yes, that's right, please fix it.",
+                thanks=THANKS,
+            ),
         ),
         initial_patch=scene.initial_patch(),
         gold_actions=[
@@ -334,12 +335,12 @@ def multi_step(ctx: ScenarioContext) -> Task:
             known=holder.known(reservation_id=trip.reservation_id, phone=holder.phone),
             unknown=["the compensation amount", "the change fee", "the bag fee"],
             instructions=f"Ask for everything; accept the amounts quoted and pay with your {holder.card}.",
-            script=[
+            script=conversation(
                 f"Hi, reservation {trip.reservation_id}. I need a few things: " + "; ".join(asks) + ".",
-                holder.identity_line(),
-                f"Yes to all of it — charge anything due to my {holder.card}.",
-                THANKS,
-            ],
+                identity=holder.identity_line(),
+                yes=f"Yes to all of it — charge anything due to my {holder.card}.",
+                thanks=THANKS,
+            ),
         ),
         initial_patch=scene.initial_patch(),
         gold_actions=[holder.verify(), trip.get(), *actions],

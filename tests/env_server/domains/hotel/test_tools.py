@@ -8,25 +8,31 @@ from __future__ import annotations
 
 import re
 from datetime import date, datetime, timedelta
-from typing import Any
+from typing import Any, cast
 
 import pytest
 from sqlalchemy import func, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from env_server.domain import ToolError
+from env_server.domain import ToolError, insert
 from env_server.domains.hotel import domain
+from env_server.domains.hotel.factories import (
+    BookingSpec,
+    CorporateAccountSpec,
+    GuestSpec,
+    card,
+    invoice,
+    room_charge,
+)
 from env_server.domains.hotel.models import (
     ApprovalRequest,
     Booking,
     BookingExtra,
-    CorporateAccount,
     Guest,
     IdentityVerification,
     LoyaltyTransaction,
     Payment,
-    PaymentMethod,
     RoomNight,
     SupportTicket,
 )
@@ -47,25 +53,21 @@ def add_guest(
     role: str | None = None,
 ) -> Guest:
     """A blue-tier guest with one card (PM-<digits of the guest>), born 1 May 1985, last name Tester."""
-    guest = Guest(
-        guest_id=guest_id,
-        first_name="Tess",
-        last_name="Tester",
-        email=f"{guest_id.lower()}@test.example",
-        phone="+4915550000",
-        date_of_birth=date(1985, 5, 1),
-        loyalty_tier="blue",
-        loyalty_points=1000,
+    spec = GuestSpec(
+        guest_id,
+        "Tess",
+        "Tester",
+        f"{guest_id.lower()}@test.example",
+        "+4915550000",
+        date(1985, 5, 1),
+        "blue",
+        1000,
         corporate_account_id=account,
         corporate_role=role,
     )
-    sandbox.add(guest)
-    sandbox.flush()
-    sandbox.add(
-        PaymentMethod(payment_method_id=f"PM-{guest_id[2:]}", kind="card", guest_id=guest_id, label="Visa")
-    )
+    guest, _ = insert(sandbox, [spec, card(f"PM-{guest_id[2:]}", guest_id, "Visa", 4242)])
     sandbox.commit()
-    return guest
+    return cast(Guest, guest)
 
 
 def add_booking(
@@ -83,7 +85,7 @@ def add_booking(
 ) -> Booking:
     """A flexible-rate booking for one adult, paid in full by the guest's card (or the given method)."""
     method = payment_method_id or f"PM-{guest.guest_id[2:]}"
-    booking = Booking(
+    spec = BookingSpec(
         booking_id=booking_id,
         guest_id=guest.guest_id,
         room_type_id=room_type_id,
@@ -98,34 +100,16 @@ def add_booking(
         created_at=datetime(2026, 9, 1, 12),
         cancelled_at=datetime(2026, 9, 2) if status == "cancelled" else None,
     )
-    sandbox.add(booking)
-    sandbox.flush()
-    sandbox.add(
-        Payment(
-            payment_id=f"PAY-{booking_id[3:]}",
-            booking_id=booking_id,
-            payment_method_id=method,
-            kind="charge",
-            purpose="room",
-            amount_cents=total,
-            created_at=datetime(2026, 9, 1, 12),
-        )
-    )
+    booking, _ = insert(sandbox, [spec, room_charge(f"PAY-{booking_id[3:]}", spec)])
     sandbox.commit()
-    return booking
+    return cast(Booking, booking)
 
 
 def add_account(sandbox: Session, discount_pct: int) -> None:
     """Corporate account CA-09 (Test Co) with its invoice payment method PM-0909."""
-    sandbox.add(CorporateAccount(account_id="CA-09", company_name="Test Co", discount_pct=discount_pct))
-    sandbox.flush()
-    sandbox.add(
-        PaymentMethod(
-            payment_method_id="PM-0909",
-            kind="corporate_invoice",
-            corporate_account_id="CA-09",
-            label="Invoice: Test Co",
-        )
+    insert(
+        sandbox,
+        [CorporateAccountSpec("CA-09", "Test Co", discount_pct), invoice("PM-0909", "CA-09", "Test Co")],
     )
 
 

@@ -8,14 +8,21 @@ checks both the result and the database state, refusals included.
 from __future__ import annotations
 
 from datetime import date
-from typing import Any
+from typing import Any, cast
 
 import pytest
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from env_server.domain import ToolError
+from env_server.domain import ToolError, insert
 from env_server.domains.insurance import domain
+from env_server.domains.insurance.factories import (
+    BillingAccountSpec,
+    CustomerSpec,
+    PolicySpec,
+    VehicleSpec,
+    driver,
+)
 from env_server.domains.insurance.models import (
     BillingAccount,
     Claim,
@@ -56,7 +63,7 @@ def make_policy(
     vehicles: int = 1,
 ) -> Policy:
     """A customer CU-0000n with policy POL-0000n, `vehicles` commute cars, a named insured and billing."""
-    customer = Customer(
+    customer = CustomerSpec(
         customer_id=f"CU-0000{n}",
         first_name="Test",
         last_name=f"Holder{n}",
@@ -70,7 +77,7 @@ def make_policy(
         customer_since=date(2020, 1, 1),
     )
     premium = vehicle_premium_cents("commute", "50/100/50", collision, comprehensive, full_glass)
-    policy = Policy(
+    policy = PolicySpec(
         policy_id=f"POL-0000{n}",
         customer_id=customer.customer_id,
         state=state,
@@ -87,53 +94,47 @@ def make_policy(
         cancelled_on=date(2026, 9, 1) if status == "cancelled" else None,
         cancellation_reason="cost" if status == "cancelled" else None,
     )
-    sandbox.add_all([customer, policy])
-    sandbox.flush()
-    sandbox.add_all(
-        [
-            Vehicle(
-                vehicle_id=f"VEH-0000{n}{i}",
-                policy_id=policy.policy_id,
-                vin=f"1HGCM8263{n}A00435{i}",
-                year=2020,
-                make="Honda",
-                model="Accord",
-                usage="commute",
-                ownership="owned",
-                monthly_premium_cents=premium,
-                status="active",
-                added_on=date(2026, 3, 1),
-            )
-            for i in range(vehicles)
-        ]
+    cars = [
+        VehicleSpec(
+            vehicle_id=f"VEH-0000{n}{i}",
+            policy_id=policy.policy_id,
+            vin=f"1HGCM8263{n}A00435{i}",
+            year=2020,
+            make="Honda",
+            model="Accord",
+            usage="commute",
+            ownership="owned",
+            lienholder=None,
+            monthly_premium_cents=premium,
+            status="active",
+            added_on=date(2026, 3, 1),
+            removed_on=None,
+        )
+        for i in range(vehicles)
+    ]
+    holder = driver(
+        f"DRV-0000{n}",
+        policy.policy_id,
+        state,
+        f"IL00000000{n}",
+        first="Test",
+        last=f"Holder{n}",
+        born=DOB,
+        relationship="named_insured",
+        on=date(2026, 3, 1),
     )
-    sandbox.add_all(
-        [
-            Driver(
-                driver_id=f"DRV-0000{n}",
-                policy_id=policy.policy_id,
-                first_name="Test",
-                last_name=f"Holder{n}",
-                date_of_birth=DOB,
-                license_number=f"IL00000000{n}",
-                license_state=state,
-                relationship="named_insured",
-                status="listed",
-                added_on=date(2026, 3, 1),
-            ),
-            BillingAccount(
-                billing_account_id=f"BA-0000{n}",
-                policy_id=policy.policy_id,
-                payment_method="card",
-                payment_last4="4242",
-                autopay=False,
-                past_due_cents=past_due_cents,
-                next_due_date=date(2026, 10, 15),
-            ),
-        ]
+    billing = BillingAccountSpec(
+        billing_account_id=f"BA-0000{n}",
+        policy_id=policy.policy_id,
+        payment_method="card",
+        payment_last4="4242",
+        autopay=False,
+        past_due_cents=past_due_cents,
+        next_due_date=date(2026, 10, 15),
     )
+    row = insert(sandbox, [customer, policy, *cars, holder, billing])[1]
     sandbox.commit()
-    return policy
+    return cast(Policy, row)
 
 
 def verify(sandbox: Session, n: int = 1) -> None:

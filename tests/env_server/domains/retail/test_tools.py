@@ -7,14 +7,22 @@ Each test builds the customer and orders it needs on top of the seed, calls tool
 from __future__ import annotations
 
 from datetime import date, datetime
-from typing import Any
+from typing import Any, cast
 
 import pytest
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from env_server.domain import ToolError
+from env_server.domain import EntitySpec, ToolError, insert
 from env_server.domains.retail import domain
+from env_server.domains.retail.factories import (
+    CustomerSpec,
+    OrderItemSpec,
+    OrderSpec,
+    PaymentMethodSpec,
+    ShipmentSpec,
+    payment,
+)
 from env_server.domains.retail.models import (
     ApprovalRequest,
     Customer,
@@ -22,8 +30,6 @@ from env_server.domains.retail.models import (
     InventoryLevel,
     Order,
     OrderItem,
-    Payment,
-    PaymentMethod,
     Refund,
     Return,
     Shipment,
@@ -40,7 +46,7 @@ call = tool_caller(domain)
 
 
 def make_customer(sandbox: Session, tier: str = "basic") -> Customer:
-    customer = Customer(
+    spec = CustomerSpec(
         id="CU-60001",
         first_name="Test",
         last_name="Buyer",
@@ -55,13 +61,16 @@ def make_customer(sandbox: Session, tier: str = "basic") -> Customer:
         member_since=date(2022, 1, 1),
         status="active",
     )
-    sandbox.add(customer)
-    sandbox.add(
-        PaymentMethod(id="PM-60001", customer_id=customer.id, kind="credit_card", label="Visa ending 1111")
+    customer, *_ = insert(
+        sandbox,
+        [
+            spec,
+            PaymentMethodSpec("PM-60001", spec.id, "credit_card", "Visa ending 1111"),
+            PaymentMethodSpec("PM-60002", spec.id, "paypal", "PayPal account"),
+        ],
     )
-    sandbox.add(PaymentMethod(id="PM-60002", customer_id=customer.id, kind="paypal", label="PayPal account"))
     sandbox.commit()
-    return customer
+    return cast(Customer, customer)
 
 
 def make_order(
@@ -77,7 +86,7 @@ def make_order(
 ) -> Order:
     """An order paid by PM-60001; `lines` hold (product, quantity, unit price); unshipped ones reserve."""
     subtotal = sum(qty * price for _, qty, price in lines)
-    order = Order(
+    spec = OrderSpec(
         id=order_id,
         customer_id=customer.id,
         status=status,
@@ -93,45 +102,24 @@ def make_order(
         ship_city=customer.city,
         ship_state=customer.state,
         ship_zip_code=customer.zip_code,
+        cancel_reason=None,
     )
-    sandbox.add(order)
-    sandbox.flush()
+    rows: list[EntitySpec[Any]] = [spec, payment(f"PA-{order_id[3:]}", spec, "PM-60001")]
     for n, (product_id, qty, price) in enumerate(lines, start=1):
-        sandbox.add(
-            OrderItem(
-                id=f"OI-{order_id[3:]}{n}",
-                order_id=order_id,
-                product_id=product_id,
-                quantity=qty,
-                unit_price_cents=price,
-                returned_quantity=0,
-                protection_plan=protection_plan,
-            )
+        rows.append(
+            OrderItemSpec(f"OI-{order_id[3:]}{n}", order_id, product_id, qty, price, 0, protection_plan)
         )
         if status in ("pending", "processing"):
             stock(sandbox, product_id).reserved += qty
             stock(sandbox, product_id).on_hand += qty
-    sandbox.add(
-        Payment(
-            id=f"PA-{order_id[3:]}",
-            order_id=order_id,
-            payment_method_id="PM-60001",
-            amount_cents=subtotal,
-            captured_at=order.placed_at,
-        )
-    )
     if shipment is not None:
-        sandbox.add(
-            Shipment(
-                id=f"SH-{order_id[3:]}",
-                order_id=order_id,
-                carrier="UPS",
-                tracking_number=f"1ZTEST{order_id[3:]}",
-                status=shipment,
-                shipped_on=date(2026, 9, 21),
-                delivered_on=delivered_on,
+        tracking = f"1ZTEST{order_id[3:]}"
+        rows.append(
+            ShipmentSpec(
+                f"SH-{order_id[3:]}", order_id, "UPS", tracking, shipment, date(2026, 9, 21), delivered_on
             )
         )
+    order = cast(Order, insert(sandbox, rows)[0])
     sandbox.commit()
     return order
 
