@@ -118,13 +118,23 @@ class Minter:
             self.admit(curriculum, request, await client.mint(request), outcome)
         return outcome
 
-    def top_up_sync(self, curriculum: Curriculum, slots: int, client: GroundstateClient) -> MintOutcome:
+    def top_up_sync(
+        self,
+        curriculum: Curriculum,
+        slots: int,
+        client: GroundstateClient,
+        outcome: MintOutcome | None = None,
+    ) -> MintOutcome:
         """`top_up` with the synchronous client (Verl's trainer calls it between steps, outside any loop).
+
+        `outcome` is filled request by request, so a caller that catches a failed request (one domain's)
+        still knows what the earlier ones admitted.
 
         Raises:
             CurriculumError: the server returned a task that is not a train task.
+            ClientError: a request failed (what was admitted before it is in `outcome`).
         """
-        outcome = MintOutcome()
+        outcome = outcome if outcome is not None else MintOutcome()
         for request in self.requests(curriculum, slots):
             self.admit(curriculum, request, client.mint(request), outcome)
         return outcome
