@@ -407,7 +407,8 @@ class CurriculumSampler(Sampler[int]):
                 f"the run's curriculum settings ({self.curriculum.settings.model_dump()}) differ from the "
                 f"resumed state's ({curriculum.settings.model_dump()})"
             )
-        missing = [t for t in curriculum.state.tasks if t not in self.rows]
+        # a retired task is never drawn again, so only the active ones need a row
+        missing = [t for t, e in curriculum.state.tasks.items() if t not in self.rows and e.retired is None]
         if missing:
             self._restore_minted(curriculum, missing)
         curriculum.add(self.task_ids)
