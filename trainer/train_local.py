@@ -55,7 +55,7 @@ from shared.strict_model import StrictModel
 from trainer.credit import MAX_CREDIT_WEIGHT, shaped_reward
 from trainer.curriculum import CURRICULUM_FILE, CURRICULUM_LOG, Curriculum, CurriculumSettings
 from trainer.groups import GroupSettings, StepGroups, collect_groups
-from trainer.minting import Minter
+from trainer.minting import Minter, MintingError, families_of
 from trainer.policies.local import (
     LocalModel,
     LocalOptions,
@@ -448,10 +448,10 @@ async def _minter(config: LocalTrainConfig, domains: list[str], api_key: str | N
         return None
     async with AsyncGroundstateClient(config.server, api_key=api_key) as client:
         details = [await client.domain(domain) for domain in domains]
-    families = [f"{d.name}/{family}" for d in details for family in d.families]
-    if not families:
-        pool_domains = ", ".join(domains)
-        raise TrainError(f"--mint-per-step: no domain of the pool ({pool_domains}) has a scenario family")
+    try:
+        families = families_of(details)
+    except MintingError as exc:
+        raise TrainError(str(exc)) from None
     return Minter(per_step=config.mint_per_step, families=families, seed=config.seed)
 
 

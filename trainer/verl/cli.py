@@ -77,12 +77,27 @@ def verl_command(
             "step (runs trainer.verl.main). Default: the recipe's groundstate.curriculum (static).",
         ),
     ] = None,
+    mint_per_step: Annotated[
+        int | None,
+        typer.Option(
+            "--mint-per-step",
+            min=0,
+            help="With --curriculum adaptive: after a step whose band ran thin, the server mints up to N "
+            "fresh train tasks into the running dataset (groundstate.mint_per_step; default: the recipe's).",
+        ),
+    ] = None,
 ) -> None:
     """Train with Verl (`main_ppo`, or `trainer.verl.main` when adaptive) on groundstate episodes."""
     try:
         if curriculum not in (None, *get_args(CurriculumMode)):
             raise LaunchError(f"--curriculum: static or adaptive, got {curriculum!r}")
-        launch = plan(config, server, overrides, curriculum=cast("CurriculumMode | None", curriculum))
+        launch = plan(
+            config,
+            server,
+            overrides,
+            curriculum=cast("CurriculumMode | None", curriculum),
+            mint_per_step=mint_per_step,
+        )
     except LaunchError as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from exc
@@ -108,7 +123,8 @@ def verl_command(
         f"{composed.trainer.total_training_steps} steps, lr {actor.optim.lr}, "
         f"filter_groups {'on' if composed.algorithm.filter_groups.enable else 'off'}; "
         f"episodes on {settings.server_url} (max {settings.max_turns} turns, {settings.retries} retries); "
-        f"curriculum {settings.curriculum}",
+        f"curriculum {settings.curriculum}"
+        + (f", minting up to {settings.mint_per_step} a step" if settings.mint_per_step else ""),
         markup=False,
         highlight=False,
     )

@@ -26,7 +26,11 @@ from shared.client import GroundstateClient
 from trainer.selection import Pool
 from trainer.verl.settings import AGENT_NAME
 
-__all__ = ["DatasetError", "dataset_rows", "write_dataset"]
+__all__ = ["MINTED_BAND", "DatasetError", "dataset_rows", "task_row", "write_dataset"]
+
+
+MINTED_BAND = "minted"
+"""The `extra_info.band` of a row a running Verl job appends for a task the server minted."""
 
 
 class DatasetError(ValueError):
@@ -49,21 +53,24 @@ def dataset_rows(pool: Pool, *, test_ids: set[str] | frozenset[str] = frozenset(
     if not pool.tasks:
         raise DatasetError("the pool holds no task: select some bands (`groundstate select --keep ...`)")
     return [
-        {
-            "data_source": f"groundstate/{task.domain}",
-            "agent_name": AGENT_NAME,
-            "prompt": [{"role": "user", "content": f"groundstate task {task.task_id}"}],
-            "reward_model": {"style": "groundstate", "ground_truth": task.task_id},
-            "extra_info": {
-                "index": index,
-                "task_id": task.task_id,
-                "domain": task.domain,
-                "band": task.band,
-                "split": task.split,
-            },
-        }
+        task_row(task.task_id, task.domain, index=index, band=task.band, split=task.split)
         for index, task in enumerate(pool.tasks)
     ]
+
+
+def task_row(task_id: str, domain: str, *, index: int, band: str, split: str = "train") -> dict[str, Any]:
+    """One task's row (the module docstring's columns).
+
+    A pool's rows and a running Verl job's minted ones (band `minted`, `trainer.verl.curriculum_sampler`)
+    are built by this one function, so Verl reads them alike.
+    """
+    return {
+        "data_source": f"groundstate/{domain}",
+        "agent_name": AGENT_NAME,
+        "prompt": [{"role": "user", "content": f"groundstate task {task_id}"}],
+        "reward_model": {"style": "groundstate", "ground_truth": task_id},
+        "extra_info": {"index": index, "task_id": task_id, "domain": domain, "band": band, "split": split},
+    }
 
 
 def read_pool(path: str | os.PathLike[str]) -> Pool:

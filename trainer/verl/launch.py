@@ -93,6 +93,7 @@ def plan(
     overrides: list[str] | None = None,
     *,
     curriculum: CurriculumMode | None = None,
+    mint_per_step: int | None = None,
 ) -> Launch:
     """The launch of a recipe against a server.
 
@@ -102,6 +103,8 @@ def plan(
         overrides: Hydra overrides, applied after ours (so they win).
         curriculum: Sets `groundstate.curriculum` (None: the recipe's); `adaptive` also sets
             `data.dataloader_num_workers=0`, which it needs. The module run follows the composed config.
+        mint_per_step: Sets `groundstate.mint_per_step` (None: the recipe's); `validate` refuses it without
+            the adaptive curriculum.
 
     Raises:
         LaunchError: No such recipe.
@@ -123,6 +126,8 @@ def plan(
         ours.append(f"{SETTINGS_KEY}.curriculum={curriculum}")
     if curriculum == "adaptive":
         ours.append("data.dataloader_num_workers=0")
+    if mint_per_step is not None:
+        ours.append(f"{SETTINGS_KEY}.mint_per_step={mint_per_step}")
     return Launch(
         config_dir=config_dir,
         config_name=name,
@@ -185,6 +190,9 @@ def validate(config: Any) -> Validation:
     _check_agent_loops(config)
     _check_failure_policy(config)
     _check_files(config)
+    problem = settings.minting_problem()
+    if problem:
+        raise LaunchError(problem)
     if settings.curriculum == "adaptive":
         adaptive_settings(config, settings)
         _check_rows(config)

@@ -10,6 +10,9 @@ points Verl 0.9.1 has (it has no `data.sampler.class_path`, and nothing calls a 
   registry names for `trainer.v1.trainer_mode` (`sync`, which the registry cannot map to a second class).
 - `CurriculumTrainer._init_dataloader` lets Verl build its train dataloader, then builds the same
   `StatefulDataLoader` (dataset, fetch size, workers, collate function) around `CurriculumSampler`.
+- `CurriculumTrainer._init_dataloader` also hands the sampler the `groundstate:` section's server (URL, the
+  key from `api_key_env`, `request_timeout_s`) and `mint_per_step`: the sampler mints fresh tasks between
+  steps and appends their rows to `train_dataset` (see `trainer.verl.curriculum_sampler`).
 - `CurriculumTrainer.step` calls `sampler.update(batch)` after Verl's own `step` (sample the replay buffer,
   advantages, actor update) returns. That is the narrowest point of `fit()`: the only method that holds the
   step's trained groups (still in TransferQueue until `fit` clears them) and that runs before
@@ -46,7 +49,7 @@ from verl.utils.config import validate_config
 from verl.utils.device import auto_set_device
 
 from trainer.curriculum import StepRecord
-from trainer.verl.curriculum_sampler import CurriculumSampler
+from trainer.verl.curriculum_sampler import CurriculumSampler, Server
 from trainer.verl.launch import CONFIG_DIR, LaunchError, adaptive_settings, section_settings
 
 __all__ = [
@@ -178,12 +181,18 @@ class CurriculumTrainer(PPOTrainerSync):
 
     def _init_dataloader(self) -> None:
         super()._init_dataloader()
-        settings = adaptive_settings(self.config, section_settings(self.config))
+        section = section_settings(self.config)
         self.sampler = CurriculumSampler(
             self.train_dataset,
             self.config.data,
-            settings=settings,
+            settings=adaptive_settings(self.config, section),
             out_dir=_run_dir(self.config),
+            server=Server(
+                url=section.server_url,
+                api_key=os.environ.get(section.api_key_env) or None,
+                timeout_s=section.request_timeout_s,
+            ),
+            mint_per_step=section.mint_per_step,
         )
         self.train_dataloader = curriculum_dataloader(self.train_dataloader, self.sampler)
         self.train_dataloader_it = None
@@ -261,6 +270,9 @@ def main(config: DictConfig) -> None:
         use_critic=need_critic(config),
     )
     settings = section_settings(config)
+    problem = settings.minting_problem()
+    if problem:
+        raise LaunchError(problem)
     if settings.curriculum == "static":  # exactly what main_ppo.main runs
         if config.trainer.use_v1:
             run_ppo(config, task_runner_class=TaskRunnerV1)

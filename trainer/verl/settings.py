@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from pydantic import Field, ValidationError
 
 from shared.client import DEFAULT_SERVER_URL
+from shared.models import MAX_MINT
 from trainer.policies.tool_formats import ToolFormatName
 from trainer.retry import EpisodeLimits, LegacyNames, RetrySettings
 
@@ -64,6 +65,18 @@ class EpisodeSettings(EpisodeLimits, RetrySettings, LegacyNames):
     curriculum_options: dict[str, float | int] = Field(default_factory=dict)
     """Overrides of the adaptive curriculum's settings (`decay`, `explore`, `min_informative`, `retire_at`,
     `retire_confidence`, `seed`); the group size is always `actor_rollout_ref.rollout.n`."""
+    mint_per_step: int = Field(default=0, ge=0, le=MAX_MINT)
+    """The most tasks the server mints into the adaptive curriculum after a step whose band ran thin (0:
+    never; `adaptive` only). They become rows of the running dataset (`trainer.verl.curriculum_sampler`)."""
+
+    def minting_problem(self) -> str | None:
+        """Why this section cannot mint as asked (None: it can, or it does not mint)."""
+        if self.mint_per_step and self.curriculum != "adaptive":
+            return (
+                f"{SETTINGS_KEY}.mint_per_step={self.mint_per_step} (--mint-per-step): minting feeds the "
+                f"adaptive curriculum; add --curriculum adaptive ({SETTINGS_KEY}.curriculum=adaptive)"
+            )
+        return None
 
     def curriculum_settings(self, group: int, seed: int = 0) -> CurriculumSettings:
         """The adaptive curriculum's settings for groups of `group` episodes (seed: `seed` unless set).
