@@ -76,9 +76,10 @@ def _account(ctx: ScenarioContext, areas: set[str], internet: bool, **phone_sett
     number = next(n for n in (f"04{ctx.rng.randrange(10**7, 10**8)}" for _ in range(99)) if n not in taken)
     rows: list[EntitySpec[Any]] = [holder]
     lines = [("mobile", number)] + ([("internet", "home")] if internet else [])
-    ids, bills = [], []
+    ids: list[str] = []
+    bills: list[BillSpec] = []
     for kind, said in lines:
-        plan = ctx.pick("plans", lambda p, k=kind: p["kind"] == k)
+        plan = ctx.rng.choice([p for p in ctx.rows("plans") if p["kind"] == kind])
         ids.append(ctx.new_id("LN"))
         rows.append(line(ids[-1], holder.customer_id, plan["plan_id"], said))
         bills += [BillSpec(ctx.new_id("BL"), ids[-1], p, plan["monthly_cents"], s) for p, s in BILL_PERIODS]
