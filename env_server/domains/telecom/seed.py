@@ -4,7 +4,7 @@ Each customer has a mobile line and a phone; every second one also home internet
 two months of bills. Everything is drawn from the given RNG. Ids: customers C-0001..C-0400, mobile lines
 LN-0001..LN-0400 with phones DV-0001..DV-0400; internet lines LN-1001..LN-1399 (odd customers) with routers
 RT-0001..RT-0399; bills BL-00001..; outages OU-0001..OU-0004. Every phone and router starts healthy; a task
-breaks the ones it needs in its `initial_patch`.
+breaks the ones it needs in its `initial_patch`. Every row comes from the entity specs of `factories.py`.
 """
 
 from __future__ import annotations
