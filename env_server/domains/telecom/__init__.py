@@ -7,6 +7,7 @@ side and asks; a task's expected state may need a change only the customer can m
 """
 
 from env_server.domain import Conduct, Domain, volatile
+from env_server.domains.telecom.families import FAMILIES
 from env_server.domains.telecom.models import NOW, USER_TABLES, Base
 from env_server.domains.telecom.seed import seed
 from env_server.domains.telecom.tools import TOOLS, USER_TOOLS
@@ -23,6 +24,7 @@ domain = Domain.from_package(
     tools=TOOLS,
     user_tools=USER_TOOLS,
     user_tables=USER_TABLES,
+    families=FAMILIES,
     volatile_columns=volatile(
         identity_verifications=["*"],
         credits=["reason"],
