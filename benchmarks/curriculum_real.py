@@ -33,30 +33,16 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks._serve import start_server
-from benchmarks.learning import DOMAIN, groundstate, held_out, policy, warm
-from shared.client import GroundstateClient
+from benchmarks.learning import DOMAIN, campaign, groundstate, held_out, task_ids, warm
 from shared.curriculum import CURRICULUM_LOG, read_curriculum_log
 from trainer.train_local import LOG_FILE, StepLog
 
 
-def tasks_of(url: str, split: str) -> str:
-    with GroundstateClient(url) as client:
-        return ",".join(t.id for t in client.tasks(domain=DOMAIN, split=split))
-
-
-def evaluate(model: str, out: Path, url: str, args: argparse.Namespace) -> None:
-    groundstate(
-        "eval", "--policy", policy(model, args), "--server", url, "--tasks", tasks_of(url, "test"),
-        "--trials", str(args.eval_trials), "--max-turns", str(args.max_turns), "--concurrency", "1",
-        "--out", str(out), "--quiet",
-    )  # fmt: skip
-
-
-def whole_pool(out: Path, url: str) -> Path:
+def whole_pool(out: Path, url: str, args: argparse.Namespace) -> Path:
     pool = out / "pool.json"
     if not pool.is_file():
         groundstate(
-            "probe", "--policy", "replay", "--server", url, "--tasks", tasks_of(url, "train"),
+            "probe", "--policy", "replay", "--server", url, "--tasks", task_ids(url, "train", args.tags),
             "--trials", "1", "--out", str(out / "probe"), "--quiet",
         )  # fmt: skip
         groundstate(
@@ -110,6 +96,9 @@ def main() -> None:
     parser.add_argument("--warm-epochs", type=int, default=1)
     parser.add_argument("--warm-lr", type=float, default=3e-5)
     parser.add_argument("--warm-tasks", default="starter-renew-101,starter-return-101")
+    parser.add_argument(
+        "--tags", default="", help="Only starter tasks with one of these tags (all if empty)."
+    )
     parser.add_argument("--eval-trials", type=int, default=1)
     parser.add_argument("--steps", type=int, default=3)
     parser.add_argument("--tasks-per-step", type=int, default=4)
@@ -141,12 +130,24 @@ def main() -> None:
     try:
         stage("warm_start", warm, out / "warm", url, args)
         start = str((out / "warm").resolve())
-        pool = whole_pool(out, url)
-        stage("eval_before", evaluate, start, out / "eval-before", url, args)
+        pool = whole_pool(out, url, args)
+        stage(
+            "eval_before", campaign, "eval", start, "test", args.eval_trials, out / "eval-before", url, args
+        )
         for arm in ("static", "adaptive"):
             stage(f"train_{arm}", train, arm, start, pool, out / arm, url, args)
             final = str((out / arm / "final").resolve())
-            stage(f"eval_{arm}", evaluate, final, out / f"eval-{arm}", url, args)
+            stage(
+                f"eval_{arm}",
+                campaign,
+                "eval",
+                final,
+                "test",
+                args.eval_trials,
+                out / f"eval-{arm}",
+                url,
+                args,
+            )
     finally:
         proc.terminate()
         proc.wait(timeout=30)
