@@ -105,6 +105,7 @@ class LineSpec(EntitySpec[Line], model=Line):
     status: str
     roaming_enabled: bool
     roaming_until: date | None
+    puk: str | None
 
 
 @dataclass
@@ -155,9 +156,15 @@ def customer(rng: random.Random, customer_id: str) -> CustomerSpec:
     )
 
 
+def puk_of(line_id: str) -> str:
+    """The SIM unblocking key of a line: eight digits fixed by the line id, so the seed draws nothing more."""
+    return f"{(int(line_id.rsplit('-', 1)[1]) * 7_919_141 + 24_681_357) % 10**8:08d}"
+
+
 def line(line_id: str, customer_id: str, plan_id: str, number: str) -> LineSpec:
-    """An active line, not roaming."""
-    return LineSpec(line_id, customer_id, plan_id, number, "active", False, None)
+    """An active line, not roaming; a mobile line has its SIM's PUK."""
+    puk = None if number == "home" else puk_of(line_id)
+    return LineSpec(line_id, customer_id, plan_id, number, "active", False, None, puk)
 
 
 def bills(line_id: str, monthly_cents: int, first_no: int) -> list[BillSpec]:

@@ -95,6 +95,7 @@ class Line(Base):
     status: Mapped[str] = mapped_column(String(10), comment="active or suspended.")
     roaming_enabled: Mapped[bool] = mapped_column(Boolean, comment="Roaming allowed on the network side.")
     roaming_until: Mapped[date | None] = mapped_column(Date, comment="Last day of booked roaming.")
+    puk: Mapped[str | None] = mapped_column(String(8), comment="The SIM unblocking key (mobile only).")
 
 
 class Outage(Base):

@@ -20,7 +20,7 @@ SEEDED_ROWS = {
     "retail": "0956a3f13650dd89",
     "travel": "2ea7a359af577779",
     "insurance": "07f0de63280b228f",
-    "telecom": "768a3c48d0387b18",
+    "telecom": "ab5bf288d524e712",
 }
 
 

@@ -58,6 +58,13 @@ class VerificationView(RowView):
     verified: bool
 
 
+class PukView(RowView):
+    """The unblocking key of a line's SIM."""
+
+    line_id: str
+    puk: str
+
+
 class OutageView(RowView):
     """A network outage."""
 

@@ -13,6 +13,7 @@ from env_server.domains.telecom.models import (
     Customer,
     IdentityVerification,
     Line,
+    LineStatus,
     Plan,
     PlanKind,
 )
@@ -20,6 +21,7 @@ from env_server.domains.telecom.tools._views import (
     CustomerView,
     LineView,
     PlanView,
+    PukView,
     VerificationView,
     customer_view,
     line_view,
@@ -134,4 +136,48 @@ def enable_roaming(ctx: ToolContext, line_id: str, until: date) -> LineView:
         if bill is None:
             raise ToolError(f"Line {line_id} has no open bill to charge roaming to")
         bill.amount_cents += ((until - today).days + 1) * ROAMING_DAY_CENTS
+    return line_view(ctx, line)
+
+
+@tool(kind="read")
+def get_sim_puk(ctx: ToolContext, line_id: str) -> PukView:
+    """Read the PUK that unblocks a mobile line's SIM, for its verified holder to type into their phone.
+
+    Args:
+        line_id: the mobile line, e.g. "LN-0042".
+    """
+    line = get_line(ctx, line_id)
+    require_verified(ctx, line)  # a PUK unlocks the SIM of whoever holds the phone (policy rule 2)
+    if line.puk is None:
+        raise ToolError(f"Line {line_id} has no SIM")
+    return PukView(line_id=line_id, puk=line.puk)
+
+
+@tool(kind="write")
+def suspend_line(ctx: ToolContext, line_id: str) -> LineView:
+    """Suspend a line whose phone was lost or stolen: no calls, texts or data until it is resumed.
+
+    Args:
+        line_id: the line, e.g. "LN-0042".
+    """
+    return _set_status(ctx, line_id, "suspended")
+
+
+@tool(kind="write")
+def resume_line(ctx: ToolContext, line_id: str) -> LineView:
+    """Resume a suspended line, once its holder has the phone back.
+
+    Args:
+        line_id: the line, e.g. "LN-0042".
+    """
+    return _set_status(ctx, line_id, "active")
+
+
+def _set_status(ctx: ToolContext, line_id: str, status: LineStatus) -> LineView:
+    """Move a verified holder's line to `status`, refusing a line already there."""
+    line = get_line(ctx, line_id)
+    require_verified(ctx, line)
+    if line.status == status:
+        raise ToolError(f"Line {line_id} is already {status}")
+    line.status = status
     return line_view(ctx, line)

@@ -7,7 +7,7 @@ a setting of a phone that is not theirs is not there to change.
 from __future__ import annotations
 
 from env_server.domain import ToolContext, ToolError, tool
-from env_server.domains.telecom.models import CURRENT_FIRMWARE, Device, Router
+from env_server.domains.telecom.models import CURRENT_FIRMWARE, Device, Line, Router
 from env_server.domains.telecom.tools._views import PhoneView, RouterView
 
 
@@ -29,6 +29,13 @@ def check_phone(ctx: ToolContext, device_id: str) -> PhoneView:
     return PhoneView.of(_phone(ctx, device_id))
 
 
+def _set(ctx: ToolContext, device_id: str, setting: str, value: bool | str) -> PhoneView:
+    """Change one setting of the customer's phone, as its settings screen would."""
+    phone = _phone(ctx, device_id)
+    setattr(phone, setting, value)
+    return PhoneView.of(phone)
+
+
 @tool(kind="write")
 def set_airplane_mode(ctx: ToolContext, device_id: str, on: bool) -> PhoneView:
     """Switch your phone's airplane mode on or off.
@@ -37,9 +44,7 @@ def set_airplane_mode(ctx: ToolContext, device_id: str, on: bool) -> PhoneView:
         device_id: your phone, e.g. "DV-0042".
         on: true to switch airplane mode on, false to switch it off.
     """
-    phone = _phone(ctx, device_id)
-    phone.airplane_mode = on
-    return PhoneView.of(phone)
+    return _set(ctx, device_id, "airplane_mode", on)
 
 
 @tool(kind="write")
@@ -50,9 +55,7 @@ def set_mobile_data(ctx: ToolContext, device_id: str, on: bool) -> PhoneView:
         device_id: your phone, e.g. "DV-0042".
         on: true to switch mobile data on.
     """
-    phone = _phone(ctx, device_id)
-    phone.mobile_data = on
-    return PhoneView.of(phone)
+    return _set(ctx, device_id, "mobile_data", on)
 
 
 @tool(kind="write")
@@ -63,9 +66,7 @@ def set_data_roaming(ctx: ToolContext, device_id: str, on: bool) -> PhoneView:
         device_id: your phone, e.g. "DV-0042".
         on: true to allow data abroad.
     """
-    phone = _phone(ctx, device_id)
-    phone.data_roaming = on
-    return PhoneView.of(phone)
+    return _set(ctx, device_id, "data_roaming", on)
 
 
 @tool(kind="write")
@@ -76,12 +77,26 @@ def set_apn(ctx: ToolContext, device_id: str, apn: str) -> PhoneView:
         device_id: your phone, e.g. "DV-0042".
         apn: the APN exactly as the agent spelled it.
     """
-    phone = _phone(ctx, device_id)
-    value = apn.strip()
-    if not value:
+    if not apn.strip():
         raise ToolError("The APN field cannot be empty")
-    phone.apn = value
-    return PhoneView.of(phone)
+    return _set(ctx, device_id, "apn", apn.strip())
+
+
+@tool(kind="write")
+def enter_puk(ctx: ToolContext, device_id: str, puk: str) -> PhoneView:
+    """Type the PUK the agent gave you into your phone's "SIM blocked" screen.
+
+    Args:
+        device_id: your phone, e.g. "DV-0042".
+        puk: the eight-digit PUK exactly as the agent gave it.
+    """
+    phone = _phone(ctx, device_id)
+    if phone.sim_state != "pin_locked":
+        raise ToolError("The phone does not ask for a PUK: its SIM is not blocked")
+    line = ctx.session.get(Line, phone.line_id)
+    if line is None or line.puk != "".join(puk.split()):
+        raise ToolError("Wrong PUK: the SIM stays blocked")
+    return _set(ctx, device_id, "sim_state", "ready")
 
 
 @tool(kind="read")
