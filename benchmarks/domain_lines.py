@@ -3,8 +3,9 @@
 The parts follow the layout of `env_server/domains/README.md`: tables (`models`), `seed`, `tools` (without
 their views), `views` (`tools/_views.py`), scenario `families`, entity `factories`, the `policy`, the task
 files (`tasks`), anything else of the package (`other`: pricing rules, `__init__.py`...), and the domain's
-own tests under `tests/env_server/domains/<name>/`. `code` sums the Python parts of the package, so a
-refactor that moves code between parts shows in the parts and a refactor that removes it shows in `code`.
+own tests under `tests/env_server/domains/<name>/`; a domain's `README.md` is prose and not counted. `code`
+sums the Python parts of the package, so a refactor that moves code between parts shows in the parts and a
+refactor that removes it shows in `code`.
 
     python benchmarks/domain_lines.py
 """
@@ -48,7 +49,12 @@ def count(domain: Path) -> Counter[str]:
     """Non-blank lines per part of one domain package (and of its tests)."""
     lines: Counter[str] = Counter()
     for path in sorted(domain.rglob("*")):
-        if path.is_file() and path.suffix in SUFFIXES and "__pycache__" not in path.parts:
+        if (
+            path.is_file()
+            and path.suffix in SUFFIXES
+            and path.name != "README.md"
+            and "__pycache__" not in path.parts
+        ):
             lines[part_of(path.relative_to(domain))] += non_blank(path)
     tests = TESTS / domain.name
     if tests.is_dir():
