@@ -72,6 +72,15 @@ def test_readme_domain_table_matches_the_installed_domains() -> None:
     )
 
 
+def test_readme_line_counts_are_the_domains_lines_today() -> None:
+    """What a domain costs to write, as `benchmarks/domain_lines.py` counts it from the files now."""
+    from benchmarks.domain_lines import table
+
+    assert _section(README.read_text(), "lines").strip() == table(), (
+        "README.md's line counts are stale; the table should read:\n" + table()
+    )
+
+
 def test_readme_first_screen_names_the_two_commands() -> None:
     first_screen = README.read_text().splitlines()[:12]
     commands = [line.split("#")[0].strip() for line in first_screen if line.startswith("make ")]

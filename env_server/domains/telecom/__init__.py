@@ -17,7 +17,8 @@ domain = Domain.from_package(
     __name__,
     name="telecom",
     description="A carrier's support desk for mobile and home internet: troubleshooting with the customer's "
-    "own phone and router (dual control), outages and credits, roaming and plan changes.",
+    "own phone and router (dual control), blocked SIMs and lost phones, outages, credits and billing "
+    "disputes, roaming and plan changes.",
     metadata=Base.metadata,
     seed=seed,
     now=NOW,
