@@ -7,11 +7,14 @@ own tests under `tests/env_server/domains/<name>/`; a domain's `README.md` is pr
 sums the Python parts of the package, so a refactor that moves code between parts shows in the parts and a
 refactor that removes it shows in `code`.
 
-    python benchmarks/domain_lines.py
+    python benchmarks/domain_lines.py            # print the table
+    python benchmarks/domain_lines.py --readme   # write it into README.md's `lines` section
 """
 
 from __future__ import annotations
 
+import re
+import sys
 from collections import Counter
 from pathlib import Path
 
@@ -81,5 +84,17 @@ def _row(name: str, lines: Counter[str]) -> str:
     return "| " + " | ".join([name, *cells]) + " |"
 
 
+def write_readme(readme: Path = ROOT / "README.md") -> None:
+    """Replace the table between README.md's `lines` snippet markers with today's counts."""
+    pattern = re.compile(r"(--8<-- \[start:lines\][^\n]*\n).*?(\n[^\n]*--8<-- \[end:lines\])", re.S)
+    text = readme.read_text(encoding="utf-8")
+    if not pattern.search(text):
+        raise SystemExit(f"{readme.name} has no `lines` snippet section")
+    readme.write_text(pattern.sub(lambda m: m.group(1) + table() + m.group(2), text), encoding="utf-8")
+
+
 if __name__ == "__main__":
-    print(table())
+    if "--readme" in sys.argv[1:]:
+        write_readme()
+    else:
+        print(table())
