@@ -389,14 +389,35 @@ class OpenAIToolCall(WireModel):
 
 
 class ChatMessage(WireModel):
-    """An OpenAI-style chat message of a submitted trajectory; an assistant turn may carry `tool_calls`."""
+    """An OpenAI-style chat message of a submitted trajectory; an assistant turn may carry `tool_calls`.
+
+    In a dual-control domain a user turn may carry them too: the customer's own calls (the domain's user
+    tools, e.g. telecom's `restart_router`), made before they said the turn's text, as τ²-bench records a
+    simulated user's actions. Only assistant and user turns carry calls.
+    """
 
     model_config = ConfigDict(extra="allow")
     role: Literal["system", "user", "assistant", "tool"]
     content: str | None = None
     tool_calls: list[OpenAIToolCall] | None = Field(
-        default=None, description="The calls the assistant made in this turn, after its text (OpenAI format)."
+        default=None,
+        description="The calls the assistant made in this turn, after its text; on a user turn of a "
+        "dual-control task, the customer's own calls on their side (OpenAI format).",
     )
+
+    def calls(self) -> list[ToolCallSpec]:
+        """This turn's calls as `{name, arguments}`."""
+        return [
+            ToolCallSpec(name=c.function.name, arguments=c.function.arguments) for c in self.tool_calls or ()
+        ]
+
+    @model_validator(mode="after")
+    def _calls_on_speaking_turns(self) -> ChatMessage:
+        if self.tool_calls and self.role not in ("assistant", "user"):
+            raise ValueError(
+                f"a {self.role} message carries no tool_calls (only assistant and user turns do)"
+            )
+        return self
 
 
 MAX_MINT = 32
@@ -451,7 +472,7 @@ class ScoreRequest(WireModel):
 
     @model_validator(mode="after")
     def _one_place_for_calls(self) -> ScoreRequest:
-        if self.tool_calls and any(m.tool_calls for m in self.messages):
+        if self.tool_calls and any(m.tool_calls for m in self.messages if m.role == "assistant"):
             raise ValueError(
                 "give the tool calls either inside the assistant messages (ordered) or as the top-level "
                 "`tool_calls` list (unordered), not both"
@@ -461,14 +482,10 @@ class ScoreRequest(WireModel):
         return self
 
     def calls(self) -> list[ToolCallSpec]:
-        """Every call, in the order given."""
+        """Every call of the agent, in the order given (the customer's calls ride in user turns)."""
         if self.tool_calls:
             return list(self.tool_calls)
-        return [
-            ToolCallSpec(name=c.function.name, arguments=c.function.arguments)
-            for m in self.messages
-            for c in m.tool_calls or ()
-        ]
+        return [call for m in self.messages if m.role == "assistant" for call in m.calls()]
 
 
 class ReferenceStep(WireModel):

@@ -45,6 +45,7 @@ from env_server.store.events import (
 )
 from env_server.users.base import SimulatedUser
 from shared.models import (
+    ChatMessage,
     EpisodeInfo,
     EpisodeStarted,
     MessageRequest,
@@ -289,28 +290,22 @@ class EpisodeService:
         Calls carried by the assistant messages (OpenAI `tool_calls`) keep their place in the conversation;
         calls given as the separate `tool_calls` list have none, and are read as made before every message.
 
-        In a dual-control task the customer's own calls run too, as the scripted user makes them: where the
-        transcript's k-th user message is the script's line k and that line acts, its calls run right there
-        (after every agent call, for the unordered form). A transcript can give the customer no other call.
+        In a dual-control task the customer's own calls run too, in their place. A user turn may carry them
+        (`tool_calls` on the user message: an LLM customer's calls, say); otherwise, where the transcript's
+        k-th user message is the script's line k and that line acts, the scripted customer's calls run
+        there (after every agent call, for the unordered form). A customer call must name a user tool.
         """
         task = self.registry.task(request.task_id)
         domain = self.registry.domain(task.domain)
         specs = request.calls()
         replayed: list[ToolCallSpec | GoldAction] = []
         heard = 0
-        for m in request.messages:
+        for i, m in enumerate(request.messages):
             if m.role == "user":
-                if heard < len(task.user.script) and m.content == task.user.lines[heard]:
-                    replayed += [
-                        GoldAction(name=a.name, arguments=a.arguments, actor="user")
-                        for a in task.user.actions_at(heard)
-                    ]
+                replayed += _customer_calls(task, domain, i, m, heard)
                 heard += 1
-            if not request.tool_calls:  # the calls of this turn, as `request.calls()` reads them
-                replayed += [
-                    ToolCallSpec(name=c.function.name, arguments=c.function.arguments)
-                    for c in m.tool_calls or ()
-                ]
+            elif not request.tool_calls:  # the calls of this turn, as `request.calls()` reads them
+                replayed += m.calls()
         if request.tool_calls:
             replayed = [*specs, *replayed]
         try:
@@ -330,7 +325,8 @@ class EpisodeService:
         for m in request.messages:
             if m.role in ("user", "assistant") and m.content:
                 steps.append(Message(m.role, m.content))  # type: ignore[arg-type]  # narrowed just above
-            steps += [next(calls) for _ in m.tool_calls or ()]
+            if m.role == "assistant":
+                steps += [next(calls) for _ in m.tool_calls or ()]
         trajectory = (
             Trajectory.unordered(list(calls), [s for s in steps if isinstance(s, Message)])
             if request.tool_calls
@@ -517,3 +513,32 @@ class EpisodeService:
 def _actor(call: ToolCallEvent | UserToolCallEvent) -> Literal["agent", "user"]:
     """Whose recorded call this is: the customer's own (a user tool) or the agent's."""
     return "user" if isinstance(call, UserToolCallEvent) else "agent"
+
+
+def _customer_calls(
+    task: Task, domain: Domain, index: int, message: ChatMessage, heard: int
+) -> list[GoldAction]:
+    """The customer's calls of the transcript's user turn `index` (the `heard`-th), to replay in place.
+
+    The turn's own `tool_calls` if it carries any (each must name one of the domain's user tools: a
+    transcript cannot give the customer a tool they do not have); else the script line's actions when the
+    turn is that line of the task's script.
+
+    Raises:
+        InvalidRequestError: naming the call that names no user tool.
+    """
+    if message.tool_calls:
+        offered = domain.user_tools_by_name
+        for j, call in enumerate(message.calls()):
+            if call.name not in offered:
+                names = ", ".join(sorted(offered)) or "none"
+                raise InvalidRequestError(
+                    f"the customer has no tool {call.name!r} (user tools: {names})",
+                    field=f"messages[{index}].tool_calls[{j}].function.name",
+                )
+        return [GoldAction(name=c.name, arguments=c.arguments, actor="user") for c in message.calls()]
+    if heard < len(task.user.script) and message.content == task.user.lines[heard]:
+        return [
+            GoldAction(name=a.name, arguments=a.arguments, actor="user") for a in task.user.actions_at(heard)
+        ]
+    return []

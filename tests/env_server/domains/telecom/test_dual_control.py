@@ -240,6 +240,56 @@ def test_a_transcript_whose_customer_never_says_the_acting_line_scores_zero(clie
     assert [r["name"] for r in score["tool_results"]] == ["find_customer", "run_diagnostics"]
 
 
+def _with_own_calls(steps: list[dict[str, Any]], task_id: str) -> list[dict[str, Any]]:
+    """The reference transcript as an LLM customer would leave it: other words, the calls on its turn."""
+    task = next(t for t in domain.tasks if t.id == task_id)
+    acting = task.user.lines[1]
+    calls = [
+        {"id": f"u{k}", "function": {"name": a.name, "arguments": a.arguments}}
+        for k, a in enumerate(task.user.actions_at(1))
+    ]
+    said = {"role": "user", "content": "Right, I've changed it like you said.", "tool_calls": calls}
+    return [said if s.get("content") == acting else s for s in _pasted(steps)]
+
+
+def test_a_customer_turn_may_carry_its_own_calls_through_score(client: TestClient) -> None:
+    """An evaluator's own simulated customer: its calls ride on its user turn and run in their place."""
+    steps = client.get(f"/v1/tasks/{TASK}/reference").json()["steps"]
+    messages = _with_own_calls(steps, TASK)
+    score = client.post("/v1/score", json={"task_id": TASK, "messages": messages}).json()
+    assert score["reward"] == 1, score["checks"]
+    assert [r["name"] for r in score["tool_results"]] == ["find_customer", "run_diagnostics"]
+    no_calls = [{k: v for k, v in m.items() if k != "tool_calls"} for m in messages]
+    assert client.post("/v1/score", json={"task_id": TASK, "messages": no_calls}).json()["reward"] == 0
+
+
+def test_a_customer_turn_cannot_call_an_agent_tool_or_a_tool_nobody_has(client: TestClient) -> None:
+    steps = client.get(f"/v1/tasks/{TASK}/reference").json()["steps"]
+    messages = _with_own_calls(steps, TASK)
+    turn = next(i for i, m in enumerate(messages) if m["role"] == "user" and m.get("tool_calls"))
+    for name in ("open_ticket", "drop_table"):
+        bad = [dict(m) for m in messages]
+        bad[turn] = {**bad[turn], "tool_calls": [{"id": "u0", "function": {"name": name, "arguments": {}}}]}
+        r = client.post("/v1/score", json={"task_id": TASK, "messages": bad})
+        assert r.status_code == 422, r.text
+        assert r.json()["error"]["field"] == f"messages[{turn}].tool_calls[0].function.name"
+    tool_turn = [{"role": "tool", "content": "{}", "tool_calls": messages[turn]["tool_calls"]}]
+    r = client.post("/v1/score", json={"task_id": TASK, "messages": tool_turn})
+    assert r.status_code == 422 and "tool_calls" in r.text
+
+
+def test_an_agent_turn_calling_a_user_tool_through_score_is_the_agents_error(client: TestClient) -> None:
+    """The agent cannot act on the customer's side by putting the customer's call in its own turn."""
+    steps = client.get(f"/v1/tasks/{TASK}/reference").json()["steps"]
+    messages = _with_own_calls(steps, TASK)
+    turn = next(i for i, m in enumerate(messages) if m["role"] == "user" and m.get("tool_calls"))
+    hijacked = [*messages[:turn], {"role": "assistant", "tool_calls": messages[turn]["tool_calls"]}]
+    hijacked += [{**messages[turn], "tool_calls": None}, *messages[turn + 1 :]]
+    score = client.post("/v1/score", json={"task_id": TASK, "messages": hijacked}).json()
+    assert score["reward"] == 0
+    assert any(r["name"] in USER_TOOLS and r["error"] for r in score["tool_results"])
+
+
 def test_an_evicted_sandbox_is_rebuilt_with_the_customers_changes(tmp_path: Path) -> None:
     """Replay after eviction runs the customer's recorded calls in their place, so both sides come back."""
     with make_client(tmp_path, "sqlite://", DomainRegistry([domain]), max_live_sandboxes=1) as client:
