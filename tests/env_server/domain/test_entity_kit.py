@@ -3,10 +3,14 @@ the shape builders put a conversation, a refusal and an analytics question in th
 
 from __future__ import annotations
 
+import importlib
+import inspect
 import random
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from dataclasses import fields as dataclass_fields
 from datetime import date, datetime
+from typing import Any
 
 import pytest
 from sqlalchemy import ForeignKey, Integer, String, create_engine, select
@@ -26,6 +30,7 @@ from env_server.domain import (
     refusal,
     reply,
 )
+from env_server.domain.registry import DomainRegistry
 
 
 class _Base(DeclarativeBase):
@@ -209,3 +214,32 @@ def test_a_column_called_model_does_not_hide_the_orm_class(session: Session) -> 
     assert CarSpec.table() == "cars"
     insert(session, [spec])
     assert session.scalars(select(_Car.model)).one() == "Accord"
+
+
+def _specs_of_the_built_in_domains() -> list[type[EntitySpec[Any]]]:
+    """Every entity spec a built-in domain's `factories.py` declares."""
+
+    specs = []
+    for domain in DomainRegistry.discover().domains:
+        module = importlib.import_module(f"env_server.domains.{domain.name}.factories")
+        specs += [
+            obj
+            for _, obj in inspect.getmembers(module, inspect.isclass)
+            if issubclass(obj, EntitySpec) and obj is not EntitySpec and obj.__module__ == module.__name__
+        ]
+    return specs
+
+
+@pytest.mark.parametrize("spec", _specs_of_the_built_in_domains(), ids=lambda s: s.__qualname__)
+def test_every_domains_spec_names_its_tables_columns_and_every_required_one(spec: type[Any]) -> None:
+    """A spec is its table's row: a field that is no column, or a required column it lacks, is drift."""
+    table = spec.orm_class.__table__
+    named = {f.name for f in dataclass_fields(spec)}
+    columns = set(table.columns.keys())
+    assert named <= columns, f"{spec.__name__} fields that are no column: {named - columns}"
+    required = {
+        c.name
+        for c in table.columns
+        if not c.nullable and c.default is None and c.server_default is None and c.autoincrement is not True
+    }
+    assert required <= named, f"{spec.__name__} lacks the required columns {required - named}"
