@@ -37,7 +37,7 @@ from env_server.episodes.service import EpisodeService
 from env_server.errors import NotFoundError, UnknownEpisodeError
 from env_server.scoring.consent import says_yes
 from env_server.scoring.scorer import submitted_answer
-from env_server.scoring.trajectory import Message, Step, Trajectory
+from env_server.scoring.trajectory import CustomerCall, Message, Step, Trajectory
 from env_server.store.events import ConversationEndEvent, UserMessageEvent
 from env_server.users.base import TranscriptMessage
 from env_server.users.scripted import ScriptedUser
@@ -145,8 +145,8 @@ def _scripted_counterfactual(
     replayed: list[ToolCallSpec | GoldAction] = []  # the agent's calls and the scripted customer's, in order
     done = False
     for step in log.trajectory().steps:
-        if isinstance(step, Message) and step.role == "user":
-            continue
+        if isinstance(step, CustomerCall) or (isinstance(step, Message) and step.role == "user"):
+            continue  # the scripted user says its own lines and makes its own calls (`side.taken()`)
         if isinstance(step, Message):
             if done:
                 break  # the scripted user had ended the conversation: the agent could say no more

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from env_server.domain import Domain
-from env_server.scoring.trajectory import Call, Message, Step, Trajectory
+from env_server.scoring.trajectory import Call, CustomerCall, Message, Step, Trajectory
 from env_server.store.events import (
     AssistantMessageEvent,
     LoggedEvent,
@@ -52,6 +52,8 @@ class EpisodeLog:
                 )
             elif isinstance(event, ToolCallEvent):
                 steps.append(Call(event.name, event.arguments, event.output, event.error))
+            elif isinstance(event, UserToolCallEvent):
+                steps.append(CustomerCall(event.name, event.arguments, event.error))
         return Trajectory.of(steps)
 
     def tool_calls(self) -> list[ToolCallEvent]:

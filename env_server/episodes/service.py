@@ -10,7 +10,7 @@ from __future__ import annotations
 import threading
 import uuid
 import weakref
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
 from typing import Any, Literal
 
@@ -32,7 +32,7 @@ from env_server.execution import episode_tools, find_tool, run_tool, user_tools
 from env_server.sandbox import Sandbox, SandboxEngine, template_of
 from env_server.scoring.diff import listed
 from env_server.scoring.scorer import Scorer, submitted_answer
-from env_server.scoring.trajectory import Call, Message, Step, Trajectory
+from env_server.scoring.trajectory import Call, CustomerCall, Message, Trajectory
 from env_server.store import EpisodeRecord, Store
 from env_server.store.events import (
     AssistantMessageEvent,
@@ -297,38 +297,34 @@ class EpisodeService:
         """
         task = self.registry.task(request.task_id)
         domain = self.registry.domain(task.domain)
-        specs = request.calls()
-        replayed: list[ToolCallSpec | GoldAction] = []
+        replayed: list[ToolCallSpec | GoldAction] = []  # the agent's and the customer's calls, in order
+        order: list[Message | int] = []  # the transcript: a message, or the index of a replayed call
+
+        def add(calls: Sequence[ToolCallSpec | GoldAction]) -> None:
+            order.extend(range(len(replayed), len(replayed) + len(calls)))
+            replayed.extend(calls)
+
+        if request.tool_calls:
+            add(request.tool_calls)
         heard = 0
         for i, m in enumerate(request.messages):
             if m.role == "user":
-                replayed += _customer_calls(task, domain, i, m, heard)
+                add(_customer_calls(task, domain, i, m, heard))
                 heard += 1
-            elif not request.tool_calls:  # the calls of this turn, as `request.calls()` reads them
-                replayed += m.calls()
-        if request.tool_calls:
-            replayed = [*specs, *replayed]
+            if m.role in ("user", "assistant") and m.content:
+                order.append(Message(m.role, m.content))  # type: ignore[arg-type]  # narrowed just above
+            if m.role == "assistant" and not request.tool_calls:
+                add(m.calls())
         try:
             everything, actual = self.scorer.replay(task, domain, replayed)
         except BackendError as exc:
             return TrajectoryScore(status="backend_error", reward=None, error=exc.message)
-        results = [
-            r
-            for r, c in zip(everything, replayed, strict=True)
-            if not (isinstance(c, GoldAction) and c.actor == "user")
-        ]
-        calls = iter(
-            Call(spec.name, spec.arguments, result.output, result.error)
-            for spec, result in zip(specs, results, strict=True)
-        )
-        steps: list[Step] = []
-        for m in request.messages:
-            if m.role in ("user", "assistant") and m.content:
-                steps.append(Message(m.role, m.content))  # type: ignore[arg-type]  # narrowed just above
-            if m.role == "assistant":
-                steps += [next(calls) for _ in m.tool_calls or ()]
+        steps = [s if isinstance(s, Message) else _step(replayed[s], everything[s]) for s in order]
+        results = [r for r, c in zip(everything, replayed, strict=True) if not _by_customer(c)]
         trajectory = (
-            Trajectory.unordered(list(calls), [s for s in steps if isinstance(s, Message)])
+            Trajectory.unordered(
+                [s for s in steps if not isinstance(s, Message)], [s for s in steps if isinstance(s, Message)]
+            )
             if request.tool_calls
             else Trajectory.of(steps)
         )
@@ -542,3 +538,14 @@ def _customer_calls(
             GoldAction(name=a.name, arguments=a.arguments, actor="user") for a in task.user.actions_at(heard)
         ]
     return []
+
+
+def _by_customer(call: ToolCallSpec | GoldAction) -> bool:
+    return isinstance(call, GoldAction) and call.actor == "user"
+
+
+def _step(call: ToolCallSpec | GoldAction, result: ToolCallResult) -> Call | CustomerCall:
+    """A replayed call as the trajectory step it was: the agent's call, or the customer's own."""
+    if _by_customer(call):
+        return CustomerCall(call.name, call.arguments, result.error)
+    return Call(call.name, call.arguments, result.output, result.error)

@@ -77,7 +77,7 @@ def _first_early_write(trajectory: Trajectory, domain: Domain) -> tuple[Call | N
             if asked and yes_at is None and says_yes(step.content):
                 yes_at = users
             asked = False
-        elif _needs_yes(step, domain) and yes_at is None:
+        elif isinstance(step, Call) and _needs_yes(step, domain) and yes_at is None:
             return step, None
     return None, yes_at
 

@@ -12,13 +12,13 @@ from env_server.analytics.answers import Rows
 from env_server.domain import Domain, ToolError
 from env_server.errors import BackendError, GroundstateError, TaskInvalidError
 from env_server.execution import readonly_query, run_tool, tools_of
-from env_server.sandbox import Sandbox, SandboxEngine, template_of
-from env_server.sandbox.snapshot import ChangedRows
+from env_server.sandbox import Sandbox, SandboxEngine, Template, template_of
+from env_server.sandbox.snapshot import ChangedRows, Snapshot
 from env_server.scoring.communicate import Conversation
 from env_server.scoring.consent import consent_check, early_write
 from env_server.scoring.credit import CallEffect, assign_credit, effect_between
 from env_server.scoring.diff import StateChanges, changes, compare, listed, without_columns
-from env_server.scoring.trajectory import Call, Trajectory
+from env_server.scoring.trajectory import Call, CustomerCall, Trajectory
 from env_server.scoring.vocabulary import vocabulary
 from shared.judge import JudgeMessage, Verdict
 from shared.models import (
@@ -115,6 +115,50 @@ class Scorer:
             return results, self.actual(sandbox, domain)
         finally:
             sandbox.dispose()
+
+    def _effects(
+        self, task: Task, domain: Domain, trajectory: Trajectory, template: Template, initial: Snapshot
+    ) -> tuple[list[CallEffect | None], ChangedRows]:
+        """What each of the agent's successful writes changed, replayed in order, and the end's changed rows.
+
+        The customer's own writes (dual control) run in their place too, so the agent's calls after them
+        start from the state the episode had; their changes are the customer's and are nobody's effect.
+        """
+        agent, user = tools_of("agent", task, domain), tools_of("user", task, domain)
+        effects: list[CallEffect | None] = [None] * len(trajectory.calls())
+        final: ChangedRows = {}
+        writes: list[tuple[int | None, Call | CustomerCall]] = []
+        index = 0
+        for step in trajectory.steps:
+            if isinstance(step, Call):
+                if step.ran and step.name in agent and agent[step.name].kind == "write":
+                    writes.append((index, step))
+                index += 1
+            elif (
+                isinstance(step, CustomerCall)
+                and step.ran
+                and step.name in user
+                and user[step.name].kind == "write"
+            ):
+                writes.append((None, step))
+        if not writes:
+            return effects, final
+        sandbox = self.sandboxes.create(uuid.uuid4().hex, template)
+        try:
+            for i, call in writes:
+                try:
+                    run_tool(sandbox, agent if i is not None else user, call.name, dict(call.arguments))
+                except BackendError:
+                    raise
+                except GroundstateError:  # it ran in the episode; a task edited since may refuse it
+                    continue
+                now = sandbox.changed_rows()
+                if i is not None:
+                    effects[i] = effect_between(final, now, initial)
+                final = now
+        finally:
+            sandbox.dispose()
+        return effects, final
 
     def gold_rows(self, task: Task, domain: Domain) -> Rows:
         """The result of an analytics task's gold SQL on its initial state (computed once per task)."""
@@ -256,29 +300,9 @@ class Scorer:
         and refused calls change nothing and are not replayed.
         """
         calls = trajectory.calls()
-        tools = tools_of("agent", task, domain)  # the agent's calls only: credit is the agent's
         template = template_of(task, domain)
         initial = self.sandboxes.initial_snapshot(template)
-        writes = [
-            i for i, c in enumerate(calls) if c.ran and c.name in tools and tools[c.name].kind == "write"
-        ]
-        effects: list[CallEffect | None] = [None] * len(calls)
-        final: ChangedRows = {}
-        if writes:
-            sandbox = self.sandboxes.create(uuid.uuid4().hex, template)
-            try:
-                for i in writes:
-                    try:
-                        run_tool(sandbox, tools, calls[i].name, dict(calls[i].arguments))
-                    except BackendError:
-                        raise
-                    except GroundstateError:  # it ran in the episode; a task edited since may refuse it
-                        continue
-                    now = sandbox.changed_rows()
-                    effects[i] = effect_between(final, now, initial)
-                    final = now
-            finally:
-                sandbox.dispose()
+        effects, final = self._effects(task, domain, trajectory, template, initial)
         ignored: dict[str, frozenset[str]] = {t: frozenset(c) for t, c in domain.volatile_columns.items()}
         for entry in task.ignore_columns:
             table, _, column = entry.partition(".")

@@ -39,7 +39,25 @@ class Call:
         return self.error is None
 
 
-Step = Message | Call
+@dataclass(frozen=True)
+class CustomerCall:
+    """A call the customer made on their own side (a user tool, dual control): never the agent's.
+
+    It is a step so that whatever replays the episode (per-call credit) runs it in its place; the checks
+    that read the agent's calls (`Trajectory.calls()`) never see it.
+    """
+
+    name: str
+    arguments: Mapping[str, Any] = field(default_factory=dict)
+    error: str | None = None
+
+    @property
+    def ran(self) -> bool:
+        """Whether the call went through (a refused call changed nothing)."""
+        return self.error is None
+
+
+Step = Message | Call | CustomerCall
 
 
 @dataclass(frozen=True)
@@ -55,7 +73,7 @@ class Trajectory:
         return cls(tuple(steps))
 
     @classmethod
-    def unordered(cls, calls: Iterable[Call], messages: Iterable[Message]) -> Trajectory:
+    def unordered(cls, calls: Iterable[Call | CustomerCall], messages: Iterable[Message]) -> Trajectory:
         """Calls and messages whose relative order is unknown: read as every call first, then the talk.
 
         That reading never helps an agent: a write the policy wants consented to comes before any yes.
@@ -67,7 +85,7 @@ class Trajectory:
         return [s for s in self.steps if isinstance(s, Message) and (role is None or s.role == role)]
 
     def calls(self) -> list[Call]:
-        """The tool calls, in order."""
+        """The agent's tool calls, in order."""
         return [s for s in self.steps if isinstance(s, Call)]
 
     def chat(self) -> list[dict[str, str]]:

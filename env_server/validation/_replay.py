@@ -17,7 +17,7 @@ from typing import Any
 
 from env_server.domain import Domain
 from env_server.scoring.scorer import Scorer, submitted_answer
-from env_server.scoring.trajectory import Call, Message, Step, Trajectory
+from env_server.scoring.trajectory import Call, CustomerCall, Message, Step, Trajectory
 from env_server.validation._flow import Line, honest_script, is_write
 from env_server.validation._report import CheckOutcome
 from shared.models import ScoreResult, ToolCallResult
@@ -67,6 +67,8 @@ class Replayer:
                 result = next(ran)
                 if line.actor == "agent":
                     steps.append(Call(line.name, line.arguments, result.output, result.error))
+                else:
+                    steps.append(CustomerCall(line.name, line.arguments, result.error))
         trajectory = Trajectory.of(steps)
         answer = submitted_answer(trajectory.calls())
         return self.scorer.score(task, self.domain, actual, trajectory, answer), results

@@ -8,6 +8,7 @@ its update, and an analytics task answered wrongly. Every label and the first de
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -17,8 +18,15 @@ import pytest
 from fastapi.testclient import TestClient
 
 from env_server.app import create_app
+from env_server.domain import ToolContext, tool
 from env_server.domain.registry import DomainRegistry
+from env_server.domains.telecom import domain as telecom
+from env_server.domains.telecom.models import Router, Ticket
+from env_server.sandbox import make_sandbox_engine
+from env_server.scoring.scorer import Scorer
+from env_server.scoring.trajectory import Call, CustomerCall, Trajectory
 from env_server.settings import Settings
+from shared.models import ScoreResult
 from tests.factories import call, start_episode
 
 #: domain -> (task, index of its gold update call, argument, a wrong value for it)
@@ -208,3 +216,47 @@ def test_a_successful_episode_has_no_deviation_and_credits_every_write_as_needed
     [transfer] = result["credit"]["calls"]
     assert transfer["label"] == "needed" and {c["label"] for c in transfer["changes"]} == {"needed"}
     assert len(transfer["changes"]) == 3  # two balances and the new transfer row: cost follows the rows
+
+
+def test_credit_replays_the_customers_calls_in_their_place() -> None:
+    """An agent write that reads the customer's side is credited with what it did after the customer acted.
+
+    Telecom's own writes never read the customer's tables, so the test adds one that does: it files a
+    technician ticket for a router that is off and an `other` ticket for one that is on.
+    """
+    @tool(kind="write")
+    def note_router(ctx: ToolContext, router_id: str) -> str:
+        """File a ticket about a router, by what it shows now.
+
+        Args:
+            router_id: the router, e.g. "RT-0042".
+        """
+        router = ctx.get_or_refuse(Router, router_id, f"No router {router_id}")
+        category = "other" if router.power == "on" else "technician"
+        ctx.insert(
+            Ticket(
+                ticket_id=ctx.new_id("TK"),
+                line_id=router.line_id,
+                category=category,
+                summary="-",
+                created_at=ctx.now,
+            )
+        )
+        return category
+
+    domain = dataclasses.replace(telecom, tools=[*telecom.tools, note_router])
+    task = next(t for t in telecom.tasks if t.id == "telecom-router-004")  # RT-0041 starts off
+    trajectory = Trajectory.of(
+        [
+            CustomerCall("restart_router", {"router_id": "RT-0041"}),
+            Call("note_router", {"router_id": "RT-0041"}),
+        ]
+    )
+    engine = make_sandbox_engine("sqlite://")
+    try:
+        credit = Scorer(engine).credit(task, domain, trajectory, ScoreResult(status="scored", reward=0))
+    finally:
+        engine.close()
+    assert len(credit.calls) == 1  # the customer's call is nobody's credit
+    (added,) = credit.calls[0].changes
+    assert added.table == "tickets" and added.after["category"] == "other"
