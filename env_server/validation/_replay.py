@@ -140,11 +140,7 @@ def replay_checks(replayer: Replayer) -> list[CheckOutcome]:
             )
 
     writes = [i for i, a in enumerate(task.gold_actions) if is_write(domain, a)]
-    unneeded = [
-        f"#{i} {task.gold_actions[i].name}"
-        for i in writes
-        if not replayer.state_fails([a for j, a in enumerate(task.gold_actions) if j != i])
-    ]
+    unneeded = [f"#{i} {task.gold_actions[i].name}" for i in writes if not _write_needed(replayer, i)]
     if writes:
         detail = (
             f"{len(writes)} writes each needed"
@@ -156,6 +152,23 @@ def replay_checks(replayer: Replayer) -> list[CheckOutcome]:
     if task.user.user_actions() or any(a.actor == "user" for a in task.gold_actions):
         checks += user_action_checks(replayer)
     return checks
+
+
+def _write_needed(replayer: Replayer, i: int) -> bool:
+    """Whether the gold without its write #i fails the state check (`minus-one-write`).
+
+    The identity check is needed as well when, without it, a later gold call is refused: a check that gates
+    only a read (a SIM's PUK the agent must tell) leaves no state of its own, and the canonical agent tells
+    the read's value whatever the call returned, so the state alone cannot show that the read needs it.
+    """
+    gold = replayer.task.gold_actions
+    result, results = replayer.run([a for j, a in enumerate(gold) if j != i])
+    if any(c.name == "state" and not c.passed for c in result.checks):
+        return True
+    if gold[i].name != replayer.domain.conduct.identity_tool:
+        return False
+    _, full = replayer.run(gold)
+    return sum(r.error is not None for r in results) > sum(r.error is not None for r in full)
 
 
 def user_action_checks(replayer: Replayer) -> list[CheckOutcome]:
