@@ -14,6 +14,7 @@ from datetime import date, timedelta
 from typing import Any
 
 from env_server.domain import (
+    THANKS,
     EntitySpec,
     ScenarioContext,
     ScenarioFamily,
@@ -296,7 +297,7 @@ def roaming(ctx: ScenarioContext) -> Task:
     acc = _account(ctx, set(AREAS), ctx.rng.random() < 0.3)
     ln, dv = acc.lines["mobile"], acc.device.device_id
     today = ctx.now.date()
-    back = today + timedelta(days=ctx.rng.randrange(0, 60))
+    back = today + timedelta(days=ctx.rng.randrange(0, 30))
     days = (back - today).days + 1
     price = "included" if ln.plan["roaming_included"] else _dollars(days * ROAMING_DAY_CENTS)
     cost = (
@@ -320,14 +321,14 @@ def roaming(ctx: ScenarioContext) -> Task:
         user=user_spec(
             f"{acc.holder.full_name}, a customer with a {acc.device.model}; {ctx.rng.choice(_MOODS)}",
             f"Get your phone working abroad for your trip (your last day abroad is {back.isoformat()})",
-            conversation(
+            [
                 f"Hi, I'm off to {land} and I come back {trip}. I need my phone {known['mobile_number']} "
                 "to work there.",
-                identity=f"I'm {acc.holder.full_name}, PIN {acc.holder.pin}.",
-                yes="Yes, please go ahead.",
-                then=[switched],  # type: ignore[list-item]
-                thanks="Bye.",
-            ),
+                f"I'm {acc.holder.full_name}, PIN {acc.holder.pin}.",
+                "Yes, please go ahead.",
+                switched,
+                "Bye.",
+            ],
             known,
             instructions=_TOLD + " Accept the roaming charge.",
         ),
@@ -365,7 +366,8 @@ def plan_change(ctx: ScenarioContext) -> Task:
     return ctx.task(
         kind="action",
         difficulty_tags=["plan-change", kind],
-        description=f"Move a {kind} line from {ln.plan['name']} to {to['name']} ({price} a month).",
+        description=f"Move {'a mobile' if kind == 'mobile' else 'an internet'} line from "
+        f"{ln.plan['name']} to {to['name']} ({price} a month).",
         user=user_spec(
             f"{acc.holder.full_name}, a customer; {ctx.rng.choice(_MOODS)}",
             f"Move your {what} to the {to['name']} plan",
@@ -527,12 +529,13 @@ def sim_unblock(ctx: ScenarioContext) -> Task:
         user=user_spec(
             f"{acc.holder.full_name}, a customer with a {acc.device.model}; {ctx.rng.choice(_MOODS)}",
             "Unblock the SIM of your phone",
-            conversation(
+            [
                 f"Hi, I typed my SIM PIN wrong three times and my phone {known['mobile_number']} now asks "
                 "for a PUK. Can you help?",
-                identity=f"{acc.holder.full_name}, PIN {acc.holder.pin}.",
-                then=[typed],  # type: ignore[list-item]
-            ),
+                f"{acc.holder.full_name}, PIN {acc.holder.pin}.",
+                typed,
+                THANKS,
+            ],
             known,
             instructions=_TOLD,
         ),
@@ -557,14 +560,15 @@ def lost_phone(ctx: ScenarioContext) -> Task:
     acc = _account(ctx, set(AREAS), ctx.rng.random() < 0.5)
     ln = acc.lines["mobile"]
     known = acc.known()
-    what = ctx.rng.choice(
-        ["lost my phone on the bus", "had my phone stolen last night", "can't find my phone"]
-    )
+    how, what = ctx.rng.choice(
+        [("lost", "lost my phone on the bus"), ("had stolen", "had my phone stolen last night"),
+         ("lost", "can't find my phone anywhere")]
+    )  # fmt: skip
     return ctx.task(
         kind="action",
         difficulty_tags=["lost-phone", "suspend", "mobile"],
-        description=f"The holder {what.split(' ')[0]} their phone: suspend its mobile line"
-        f"{' (not the home internet)' if acc.router else ''}.",
+        description=f"The holder {how} their phone: suspend its mobile line"
+        + (" (not the home internet)." if acc.router else "."),
         user=user_spec(
             f"{acc.holder.full_name}, a customer; {ctx.rng.choice(_MOODS)}",
             "Stop anyone else using your phone's number",
