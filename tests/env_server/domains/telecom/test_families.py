@@ -18,6 +18,7 @@ from env_server.domains.telecom.models import ROAMING_DAY_CENTS
 from env_server.domains.telecom.seed import PLANS
 from env_server.generation import Draw, entity_ids, generate
 from env_server.scoring.diff import StateChanges
+from env_server.validation import validate_task
 from shared.tasks import Task
 from tests.domain_families import family_builds, generator_state
 
@@ -175,3 +176,19 @@ def test_the_gold_changes_what_the_policy_says(family: str) -> None:
     scorer = generator_state(domain).scorer
     for task in family_builds(domain, fam, seed=9, n=8):
         assert _changed(scorer.expected(task, domain)) == _should(family, task), task.id
+
+
+def test_an_identity_check_that_gates_the_puk_read_is_needed_and_one_that_gates_nothing_is_not() -> None:
+    """`minus-one-write`: the PUK read leaves no state, so its identity check counts as needed only because
+    the read is refused without it; drop the read and the same check is flagged as needless."""
+    (fam,) = [f for f in domain.families if f.name == "sim-unblock"]
+    task = family_builds(domain, fam, seed=3, n=1)[0]
+    scorer = generator_state(domain).scorer
+    checks = {c.name: c for c in validate_task(task, domain, scorer).checks}
+    assert checks["minus-one-write"].passed, checks["minus-one-write"].detail
+    unread = [a for a in task.gold_actions if a.name != "get_sim_puk"]
+    assert [a.name for a in unread] == ["find_customer", "run_diagnostics", "verify_customer", "enter_puk"]
+    bare = task.model_copy(update={"id": "telecom-gen-sim-unblock-999999", "gold_actions": unread})
+    checks = {c.name: c for c in validate_task(bare, domain, scorer).checks}
+    assert not checks["minus-one-write"].passed
+    assert checks["minus-one-write"].detail == "state passes without #2 verify_customer"
