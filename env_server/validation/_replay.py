@@ -5,8 +5,8 @@ scored the way a live episode is. For every task: the gold, told with the task's
 canonical policy-following conversation, scores 1; the empty trajectory with an empty transcript scores
 0 (always, whether or not the gold changes anything); where the gold changes nothing, a plausible wrong
 trajectory fails the state check; dropping any single gold write fails it (or, for the identity check,
-gets a later gold call refused); adding the domain's unrelated canary write fails it. Analytics tasks: the gold answer scores 1, no answer, a perturbed answer and an
-extra write score 0.
+gets a later gold call refused); adding the domain's unrelated canary write fails it. Analytics tasks: the
+gold answer scores 1, no answer, a perturbed answer and an extra write score 0.
 """
 
 from __future__ import annotations
