@@ -1,10 +1,13 @@
-"""Telecom scenario families: a phone setting, a router, and a credit the policy refuses, on fresh customers.
+"""Telecom scenario families, on fresh customers: troubleshooting, outages and credits, account changes.
 
-Each draw adds a fresh customer (`C-7xxxx`/`C-8xxxx`, above the seed's `C-0001..C-0400`) with a fresh mobile
-number, lines, bills, phone and router, so no generated task shares an entity with a written one. The two
-troubleshooting families are dual control, shaped like the written `telecom-airplane-001` and
+Nine families: a phone setting, a router, a blocked SIM (`sim-unblock`), an active outage (`outage-ticket`),
+a resolved one's credit (`outage-credit`), a credit the policy refuses (`credit-elsewhere`), roaming for a
+trip, a plan change and a lost phone. Each draw adds a fresh customer (`C-7xxxx`/`C-8xxxx`, above the seed's
+`C-0001..C-0400`) with a fresh mobile number, lines, bills, phone and router (and, for the outage families,
+a fresh outage in their area), so no generated task shares an entity with a written one. The dual control
+families (phone setting, router, SIM, roaming) are shaped like the written `telecom-airplane-001` and
 `telecom-router-004`: the agent diagnoses and asks, and the customer's script line makes the `actor: user`
-change once the agent's message says the setting (`when_told`).
+change once the agent's message says the setting, the PUK or "data roaming" (`when_told`).
 """
 
 from __future__ import annotations
@@ -297,7 +300,7 @@ def roaming(ctx: ScenarioContext) -> Task:
     acc = _account(ctx, set(AREAS), ctx.rng.random() < 0.3)
     ln, dv = acc.lines["mobile"], acc.device.device_id
     today = ctx.now.date()
-    back = today + timedelta(days=ctx.rng.randrange(0, 30))
+    back = today + timedelta(days=ctx.rng.randrange(1, 30))
     days = (back - today).days + 1
     price = "included" if ln.plan["roaming_included"] else _dollars(days * ROAMING_DAY_CENTS)
     cost = (
@@ -310,7 +313,7 @@ def roaming(ctx: ScenarioContext) -> Task:
          "actions": [{"name": "set_data_roaming", "arguments": {"device_id": dv, "on": True}}],
          "when_told": ["data roaming"]}
     )  # fmt: skip
-    trip = "today" if back == today else f"on {back:%A} {_day(back)} {back.year}"
+    trip = f"on {back:%A} {_day(back)} {back.year}"
     known = acc.known(device_id=dv, trip_last_day=back.isoformat())
     land = ctx.rng.choice(["Lisbon", "Tokyo", "Nairobi", "Toronto", "Oslo", "Lima"])
     return ctx.task(
