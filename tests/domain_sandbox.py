@@ -80,12 +80,21 @@ def run_tool(session: Session, domain: Domain, name: str, **args: Any) -> Any:
     The test's pending rows are committed first (the call runs in its own transaction), and every row the
     session holds is read again afterwards.
     """
+    return _run(session, domain, domain.tools_by_name, name, args)
+
+
+def run_user_tool(session: Session, domain: Domain, name: str, **args: Any) -> Any:
+    """`run_tool` for one of the domain's user tools (the customer's own, in a dual-control domain)."""
+    return _run(session, domain, domain.user_tools_by_name, name, args)
+
+
+def _run(session: Session, domain: Domain, tools: dict[str, Any], name: str, args: dict[str, Any]) -> Any:
     session.commit()
     bind = session.get_bind()
     if not isinstance(bind, Engine) or bind not in _DATABASES:
         raise TypeError("run tools on a session over an engine from `engine_over` or `fresh_engine`")
     sandbox = SQLiteSandbox("tool-test", Template(domain), _DATABASES[bind])
-    result = run_call(sandbox, domain.tools_by_name, name, args)
+    result = run_call(sandbox, tools, name, args)
     session.expire_all()
     if result.error is not None:
         raise ToolError(result.error)
@@ -100,6 +109,16 @@ def tool_caller(domain: Domain) -> Callable[..., Any]:
         return run_tool(session, domain, name, **args)
 
     return call
+
+
+def user_tool_caller(domain: Domain) -> Callable[..., Any]:
+    """A test module's `act(session, name, **args)`: `run_user_tool` on `domain` (the customer acts)."""
+
+    def act(session: Session, name: str, **args: Any) -> Any:
+        """Run a user tool as the server does for the customer: writes commit, a refusal rolls back."""
+        return run_user_tool(session, domain, name, **args)
+
+    return act
 
 
 def sandbox_fixture(domain: Domain, name: str = "sandbox") -> Any:

@@ -4,9 +4,9 @@ Every trajectory is played as a conversation with the scripted user (`_flow`), c
 scored the way a live episode is. For every task: the gold, told with the task's reference reply in the
 canonical policy-following conversation, scores 1; the empty trajectory with an empty transcript scores
 0 (always, whether or not the gold changes anything); where the gold changes nothing, a plausible wrong
-trajectory fails the state check; dropping any single gold write fails it; adding the domain's unrelated
-canary write fails it. Analytics tasks: the gold answer scores 1, no answer, a perturbed answer and an
-extra write score 0.
+trajectory fails the state check; dropping any single gold write fails it (or, for the identity check,
+gets a later gold call refused); adding the domain's unrelated canary write fails it. Analytics tasks: the
+gold answer scores 1, no answer, a perturbed answer and an extra write score 0.
 """
 
 from __future__ import annotations
@@ -142,11 +142,7 @@ def replay_checks(replayer: Replayer) -> list[CheckOutcome]:
             )
 
     writes = [i for i, a in enumerate(task.gold_actions) if is_write(domain, a)]
-    unneeded = [
-        f"#{i} {task.gold_actions[i].name}"
-        for i in writes
-        if not replayer.state_fails([a for j, a in enumerate(task.gold_actions) if j != i])
-    ]
+    unneeded = [f"#{i} {task.gold_actions[i].name}" for i in writes if not _write_needed(replayer, i)]
     if writes:
         detail = (
             f"{len(writes)} writes each needed"
@@ -158,6 +154,23 @@ def replay_checks(replayer: Replayer) -> list[CheckOutcome]:
     if task.user.user_actions() or any(a.actor == "user" for a in task.gold_actions):
         checks += user_action_checks(replayer)
     return checks
+
+
+def _write_needed(replayer: Replayer, i: int) -> bool:
+    """Whether the gold without its write #i fails the state check (`minus-one-write`).
+
+    The identity check is needed as well when, without it, a later gold call is refused: a check that gates
+    only a read (a SIM's PUK the agent must tell) leaves no state of its own, and the canonical agent tells
+    the read's value whatever the call returned, so the state alone cannot show that the read needs it.
+    """
+    gold = replayer.task.gold_actions
+    result, results = replayer.run([a for j, a in enumerate(gold) if j != i])
+    if any(c.name == "state" and not c.passed for c in result.checks):
+        return True
+    if gold[i].name != replayer.domain.conduct.identity_tool:
+        return False
+    _, full = replayer.run(gold)
+    return sum(r.error is not None for r in results) > sum(r.error is not None for r in full)
 
 
 def user_action_checks(replayer: Replayer) -> list[CheckOutcome]:

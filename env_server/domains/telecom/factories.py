@@ -184,9 +184,10 @@ def phone(
     mobile_data: bool = True,
     data_roaming: bool = False,
     apn: str = CARRIER_APN,
+    sim_state: str = "ready",
 ) -> DeviceSpec:
-    """A phone with its SIM ready, never restarted; healthy unless a setting is given."""
-    return DeviceSpec(device_id, line_id, model, airplane_mode, mobile_data, data_roaming, apn, "ready", 0)
+    """A phone, never restarted; healthy (its SIM ready) unless a setting is given."""
+    return DeviceSpec(device_id, line_id, model, airplane_mode, mobile_data, data_roaming, apn, sim_state, 0)
 
 
 def router(

@@ -1,10 +1,13 @@
-"""Telecom scenario families: a phone setting, a router, and a credit the policy refuses, on fresh customers.
+"""Telecom scenario families, on fresh customers: troubleshooting, outages and credits, account changes.
 
-Each draw adds a fresh customer (`C-7xxxx`/`C-8xxxx`, above the seed's `C-0001..C-0400`) with a fresh mobile
-number, lines, bills, phone and router, so no generated task shares an entity with a written one. The two
-troubleshooting families are dual control, shaped like the written `telecom-airplane-001` and
+Nine families: a phone setting, a router, a blocked SIM (`sim-unblock`), an active outage (`outage-ticket`),
+a resolved one's credit (`outage-credit`), a credit the policy refuses (`credit-elsewhere`), roaming for a
+trip, a plan change and a lost phone. Each draw adds a fresh customer (`C-7xxxx`/`C-8xxxx`, above the seed's
+`C-0001..C-0400`) with a fresh mobile number, lines, bills, phone and router (and, for the outage families,
+a fresh outage in their area), so no generated task shares an entity with a written one. The dual control
+families (phone setting, router, SIM, roaming) are shaped like the written `telecom-airplane-001` and
 `telecom-router-004`: the agent diagnoses and asks, and the customer's script line makes the `actor: user`
-change once the agent's message says the setting (`when_told`).
+change once the agent's message says the setting, the PUK or "data roaming" (`when_told`).
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ from datetime import date, timedelta
 from typing import Any
 
 from env_server.domain import (
+    THANKS,
     EntitySpec,
     ScenarioContext,
     ScenarioFamily,
@@ -38,10 +42,11 @@ from env_server.domains.telecom.factories import (
     customer,
     line,
     phone,
+    puk_of,
     router,
 )
-from env_server.domains.telecom.models import CARRIER_APN
-from shared.tasks import ScriptLine, Task
+from env_server.domains.telecom.models import CARRIER_APN, ROAMING_DAY_CENTS
+from shared.tasks import GoldAction, ScriptLine, Task
 
 _MOODS = ("a little flustered", "calm", "brief", "chatty", "in a hurry")
 _TOLD = (
@@ -51,16 +56,37 @@ _TOLD = (
 
 
 @dataclass
+class _Line:
+    """One of a fresh customer's lines: its id, its (seeded) plan row and its due bill."""
+
+    line_id: str
+    plan: dict[str, Any]
+    due_bill: str
+
+
+@dataclass
 class _Account:
     """A fresh customer's rows: the mobile line with its phone, and home internet with a router if asked."""
 
     holder: CustomerSpec
     number: str
-    mobile_line: str
-    due_bill: str
+    lines: dict[str, _Line]
     device: DeviceSpec
     router: RouterSpec | None
     rows: list[EntitySpec[Any]]
+
+    @property
+    def mobile_line(self) -> str:
+        return self.lines["mobile"].line_id
+
+    @property
+    def due_bill(self) -> str:
+        return self.lines["mobile"].due_bill
+
+    def verify(self) -> GoldAction:
+        """The identity check with the holder's own name and PIN."""
+        h = self.holder
+        return call("verify_customer", customer_id=h.customer_id, full_name=h.full_name, pin=h.pin)
 
     def known(self, **more: str) -> dict[str, str]:
         n = self.number
@@ -75,18 +101,19 @@ def _account(ctx: ScenarioContext, areas: set[str], internet: bool, **phone_sett
     taken = {r["number"] for r in ctx.seed_tables["lines"]}
     number = next(n for n in (f"04{ctx.rng.randrange(10**7, 10**8)}" for _ in range(99)) if n not in taken)
     rows: list[EntitySpec[Any]] = [holder]
-    lines = [("mobile", number)] + ([("internet", "home")] if internet else [])
-    ids: list[str] = []
+    lines: dict[str, _Line] = {}
     bills: list[BillSpec] = []
-    for kind, said in lines:
+    for kind, said in [("mobile", number)] + ([("internet", "home")] if internet else []):
         plan = ctx.rng.choice([p for p in ctx.rows("plans") if p["kind"] == kind])
-        ids.append(ctx.new_id("LN"))
-        rows.append(line(ids[-1], holder.customer_id, plan["plan_id"], said))
-        bills += [BillSpec(ctx.new_id("BL"), ids[-1], p, plan["monthly_cents"], s) for p, s in BILL_PERIODS]
-    device = phone(ctx.new_id("DV"), ids[0], ctx.rng.choice(PHONES), **phone_settings)
-    box = router(ctx.new_id("RT"), ids[1], ctx.rng.choice(ROUTERS)) if internet else None
+        line_id = ctx.new_id("LN")
+        rows.append(line(line_id, holder.customer_id, plan["plan_id"], said))
+        made = [BillSpec(ctx.new_id("BL"), line_id, p, plan["monthly_cents"], s) for p, s in BILL_PERIODS]
+        lines[kind] = _Line(line_id, plan, made[1].bill_id)
+        bills += made
+    device = phone(ctx.new_id("DV"), lines["mobile"].line_id, ctx.rng.choice(PHONES), **phone_settings)
+    box = router(ctx.new_id("RT"), lines["internet"].line_id, ctx.rng.choice(ROUTERS)) if internet else None
     rows += [*bills, device, *([box] if box else [])]
-    return _Account(holder, number, ids[0], bills[1].bill_id, device, box, rows)
+    return _Account(holder, number, lines, device, box, rows)
 
 
 def _areas_without(ctx: ScenarioContext, kind: str, status: str) -> set[str]:
@@ -243,12 +270,7 @@ def credit_elsewhere(ctx: ScenarioContext) -> Task:
             ),
             reads=[call("find_customer", number=acc.number), call("check_outages", area=area)],
             wrong=[
-                call(
-                    "verify_customer",
-                    customer_id=acc.holder.customer_id,
-                    full_name=acc.holder.full_name,
-                    pin=acc.holder.pin,
-                ),
+                acc.verify(),
                 call(
                     "add_outage_credit",
                     bill_id=acc.due_bill,
@@ -260,10 +282,329 @@ def credit_elsewhere(ctx: ScenarioContext) -> Task:
     )
 
 
+def _day(d: date) -> str:
+    """A date as the customer and the reply say it: "13 December"."""
+    return f"{d.day} {d:%B}"
+
+
+def _dollars(cents: int) -> str:
+    """An amount as the agent tells it: "$60", "$2.50"."""
+    return f"${cents // 100}" if cents % 100 == 0 else f"${cents / 100:.2f}"
+
+
+def roaming(ctx: ScenarioContext) -> Task:
+    """A trip abroad (rule 4): roaming to its last day, $10 a day unless the plan includes it.
+
+    The customer switches data roaming on when the agent's report tells them to (`when_told`).
+    """
+    acc = _account(ctx, set(AREAS), ctx.rng.random() < 0.3)
+    ln, dv = acc.lines["mobile"], acc.device.device_id
+    today = ctx.now.date()
+    back = today + timedelta(days=ctx.rng.randrange(1, 30))
+    days = (back - today).days + 1
+    price = "included" if ln.plan["roaming_included"] else _dollars(days * ROAMING_DAY_CENTS)
+    cost = (
+        f"roaming is included in your {ln.plan['name']} plan, so there is no charge"
+        if price == "included"
+        else f"{days} days at $10 a day comes to {price} on your due bill"
+    )
+    switched = ScriptLine.model_validate(
+        {"say": "Done, data roaming is on now. Thanks!",
+         "actions": [{"name": "set_data_roaming", "arguments": {"device_id": dv, "on": True}}],
+         "when_told": ["data roaming"]}
+    )  # fmt: skip
+    trip = f"on {back:%A} {_day(back)} {back.year}"
+    known = acc.known(device_id=dv, trip_last_day=back.isoformat())
+    land = ctx.rng.choice(["Lisbon", "Tokyo", "Nairobi", "Toronto", "Oslo", "Lima"])
+    return ctx.task(
+        kind="action",
+        difficulty_tags=["dual-control", "roaming", "fee" if price != "included" else "included"],
+        description=f"Roaming until {back.isoformat()} on {ln.plan['name']}: {price}; the customer turns on "
+        "data roaming when told.",
+        user=user_spec(
+            f"{acc.holder.full_name}, a customer with a {acc.device.model}; {ctx.rng.choice(_MOODS)}",
+            f"Get your phone working abroad for your trip (your last day abroad is {back.isoformat()})",
+            [
+                f"Hi, I'm off to {land} and I come back {trip}. I need my phone {known['mobile_number']} "
+                "to work there.",
+                f"I'm {acc.holder.full_name}, PIN {acc.holder.pin}.",
+                "Yes, please go ahead.",
+                switched,
+                "Bye.",
+            ],
+            known,
+            instructions=_TOLD + " Accept the roaming charge.",
+        ),
+        initial_patch=patch_rows(*acc.rows),
+        gold_actions=[
+            call("find_customer", number=acc.number),
+            acc.verify(),
+            call("enable_roaming", line_id=ln.line_id, until=back.isoformat()),
+            user_call("set_data_roaming", device_id=dv, on=True),
+        ],
+        communicate=[price],
+        determined_by={
+            "lines.roaming_until": "user: the last day of the trip",
+            "bills.amount_cents": "policy 4: $10 a day from today to the last day",
+        },
+        reference_reply=reply(
+            f"Roaming is enabled until {_day(back)}: {cost}. Please switch on data roaming on your phone.",
+            f"Done, your line can roam through {_day(back)} ({cost}). Now turn data roaming on in your "
+            "phone's settings.",
+            after_writes=True,
+        ),
+    )
+
+
+def plan_change(ctx: ScenarioContext) -> Task:
+    """A line moved to another plan of its own kind (rule 6), its monthly price quoted before the yes."""
+    kind = ctx.rng.choice(["mobile", "internet"])
+    acc = _account(ctx, set(AREAS), kind == "internet" or ctx.rng.random() < 0.5)
+    ln = acc.lines[kind]
+    to = ctx.rng.choice(
+        [p for p in ctx.rows("plans") if p["kind"] == kind and p["plan_id"] != ln.plan["plan_id"]]
+    )
+    price, what = _dollars(to["monthly_cents"]), "mobile" if kind == "mobile" else "home internet"
+    known = acc.known()
+    return ctx.task(
+        kind="action",
+        difficulty_tags=["plan-change", kind],
+        description=f"Move {'a mobile' if kind == 'mobile' else 'an internet'} line from "
+        f"{ln.plan['name']} to {to['name']} ({price} a month).",
+        user=user_spec(
+            f"{acc.holder.full_name}, a customer; {ctx.rng.choice(_MOODS)}",
+            f"Move your {what} to the {to['name']} plan",
+            conversation(
+                f"Hi, I'd like to switch my {what} from {ln.plan['name']} to {to['name']}. "
+                f"My mobile number is {known['mobile_number']}.",
+                identity=f"{acc.holder.full_name}, PIN {acc.holder.pin}.",
+                yes="Yes, switch me.",
+                then=["Great, thanks."],
+                thanks="Bye.",
+            ),
+            known,
+            instructions=f"Accept the price of {to['name']}.",
+        ),
+        initial_patch=patch_rows(*acc.rows),
+        gold_actions=[
+            call("find_customer", number=acc.number),
+            call("list_plans", kind=kind),
+            acc.verify(),
+            call("change_plan", line_id=ln.line_id, plan_id=to["plan_id"]),
+        ],
+        communicate=[price],
+        reference_reply=reply(
+            f"{to['name']} costs {price} a month, from today. Shall I switch your {what} line?",
+            f"The {to['name']} plan is {price} monthly and starts today. Do you want me to go ahead?",
+        ),
+    )
+
+
+_DOWN = {
+    "mobile": "My phone {n} has had no signal since {when}. What's going on?",
+    "internet": "Hello, our home internet has been down since {when}. My mobile number is {n}.",
+}
+
+
+def outage_ticket(ctx: ScenarioContext) -> Task:
+    """Service down in an active outage of the customer's area (rule 3): fix date, ticket, no fixing."""
+    kind = ctx.rng.choice(["mobile", "internet"])
+    area = ctx.rng.choice(sorted(_areas_without(ctx, kind, "active")))
+    today = ctx.now.date()
+    start, fix = (
+        today - timedelta(days=ctx.rng.randrange(0, 3)),
+        today + timedelta(days=ctx.rng.randrange(1, 6)),
+    )
+    outage = OutageSpec(ctx.new_id("OU"), area, kind, "active", start, None, fix)
+    acc = _account(ctx, {area}, kind == "internet")
+    ln = acc.lines[kind]
+    known = acc.known(**({"device_id": acc.device.device_id} if kind == "mobile" else
+                         {"router_id": acc.router.router_id if acc.router else ""}))  # fmt: skip
+    when = "this morning" if start == today else "yesterday" if (today - start).days == 1 else "two days ago"
+    return ctx.task(
+        kind="action",
+        difficulty_tags=["outage", kind, "ticket"],
+        description=f"{kind.capitalize()} service down in {area} during an active {kind} outage: tell the "
+        "fix date, open an outage ticket, no troubleshooting.",
+        user=user_spec(
+            f"{acc.holder.full_name}, a customer; {ctx.rng.choice(_MOODS)}",
+            f"Find out why your {'phone has no service' if kind == 'mobile' else 'home internet is down'}",
+            [
+                _DOWN[kind].format(n=known["mobile_number"], when=when),
+                "OK, thanks for letting me know.",
+                "Bye.",
+            ],
+            known,
+            instructions=_TOLD,
+        ),
+        initial_patch=patch_rows(outage, *acc.rows),
+        gold_actions=[
+            call("find_customer", number=acc.number),
+            call("check_outages", area=area),
+            call(
+                "open_ticket",
+                line_id=ln.line_id,
+                category="outage",
+                summary=f"{kind.capitalize()} service down during the {area} outage",
+            ),
+        ],
+        communicate=[_day(fix)],
+        determined_by={
+            "tickets.category": "policy 3: an active outage gets an outage ticket",
+            "tickets.*": "policy 3: an active outage in the area gets a ticket for the line",
+        },
+        reference_reply=reply(
+            f"There is a {kind} outage in {area}; engineers expect it fixed on {_day(fix)}. I have opened an "
+            "outage ticket for your line.",
+            f"An outage is hitting {area} right now, with a fix expected on {fix:%B} {fix.day}; your line "
+            "now has an outage ticket.",
+        ),
+    )
+
+
+def outage_credit(ctx: ScenarioContext) -> Task:
+    """A resolved outage of the customer's area and service (rule 5): price x days / 30 on the due bill."""
+    kind = ctx.rng.choice(["mobile", "internet"])
+    area = ctx.rng.choice(sorted(_areas_without(ctx, kind, "resolved")))
+    days = ctx.rng.randrange(1, 6)
+    start = date(2026, 11, ctx.rng.randrange(1, 26))
+    end = start + timedelta(days=days - 1)
+    outage = OutageSpec(ctx.new_id("OU"), area, kind, "resolved", start, end, None)
+    acc = _account(ctx, {area}, kind == "internet")
+    ln = acc.lines[kind]
+    cents = ln.plan["monthly_cents"] * days // 30
+    amount, what = _dollars(cents), "mobile" if kind == "mobile" else "home internet"
+    known = acc.known()
+    return ctx.task(
+        kind="action",
+        difficulty_tags=["billing", "outage", "credit", kind],
+        description=f"Credit for the resolved {days}-day {area} {kind} outage on {ln.plan['name']}: "
+        f"{amount}.",
+        user=user_spec(
+            f"{acc.holder.full_name}, a customer; {ctx.rng.choice(_MOODS)}",
+            f"Get a credit for the days your {what} did not work in November",
+            conversation(
+                f"Hi, my {what} didn't work in November during your outage. I'd like a credit. My mobile "
+                f"number is {known['mobile_number']}.",
+                identity=f"{acc.holder.full_name}, PIN {acc.holder.pin}.",
+                yes="Yes, please.",
+                then=["Thank you."],
+                thanks="Bye.",
+            ),
+            known,
+            instructions="Accept the credit the agent offers.",
+        ),
+        initial_patch=patch_rows(outage, *acc.rows),
+        gold_actions=[
+            call("find_customer", number=acc.number),
+            call("check_outages", area=area),
+            acc.verify(),
+            call("add_outage_credit", bill_id=ln.due_bill, outage_id=outage.outage_id, amount_cents=cents),
+        ],
+        communicate=[amount],
+        determined_by={
+            "credits.amount_cents": "policy 5: monthly price times outage days over 30, rounded down",
+            "credits.bill_id": "policy 5: the due bill of the line hit",
+        },
+        reference_reply=reply(
+            f"The {area} {kind} outage lasted {days} day(s); on {ln.plan['name']} that is a credit of "
+            f"{amount} on your due bill. Shall I add it?",
+            f"I can credit {amount} to your current bill for the outage days. Go ahead?",
+        ),
+    )
+
+
+def sim_unblock(ctx: ScenarioContext) -> Task:
+    """A SIM blocked after three wrong PINs (rule 2): verify, read the PUK, the customer types it in."""
+    acc = _account(ctx, _areas_without(ctx, "mobile", "active"), False, sim_state="pin_locked")
+    ln, dv = acc.lines["mobile"], acc.device.device_id
+    puk = puk_of(ln.line_id)
+    typed = ScriptLine.model_validate(
+        {"say": "I typed it in and the phone works again, thanks.",
+         "actions": [{"name": "enter_puk", "arguments": {"device_id": dv, "puk": puk}}], "when_told": [puk]}
+    )  # fmt: skip
+    known = acc.known(device_id=dv)
+    return ctx.task(
+        kind="action",
+        difficulty_tags=["dual-control", "troubleshooting", "mobile", "sim-puk"],
+        description="A SIM blocked after three wrong PINs: verify the holder, read the PUK, the customer "
+        "types it in.",
+        user=user_spec(
+            f"{acc.holder.full_name}, a customer with a {acc.device.model}; {ctx.rng.choice(_MOODS)}",
+            "Unblock the SIM of your phone",
+            [
+                f"Hi, I typed my SIM PIN wrong three times and my phone {known['mobile_number']} now asks "
+                "for a PUK. Can you help?",
+                f"{acc.holder.full_name}, PIN {acc.holder.pin}.",
+                typed,
+                THANKS,
+            ],
+            known,
+            instructions=_TOLD,
+        ),
+        initial_patch=patch_rows(*acc.rows),
+        gold_actions=[
+            call("find_customer", number=acc.number),
+            call("run_diagnostics", line_id=ln.line_id),
+            acc.verify(),
+            call("get_sim_puk", line_id=ln.line_id),
+            user_call("enter_puk", device_id=dv, puk=puk),
+        ],
+        communicate=[puk],
+        reference_reply=reply(
+            f"Your SIM is blocked after three wrong PINs. Its PUK is {puk}: type it into your phone.",
+            f"Please enter the PUK {puk} on your phone's SIM blocked screen to unblock it.",
+        ),
+    )
+
+
+def lost_phone(ctx: ScenarioContext) -> Task:
+    """A lost or stolen phone (rule 7): the verified holder's mobile line suspended, no other line."""
+    acc = _account(ctx, set(AREAS), ctx.rng.random() < 0.5)
+    ln = acc.lines["mobile"]
+    known = acc.known()
+    how, what = ctx.rng.choice(
+        [("lost", "lost my phone on the bus"), ("had stolen", "had my phone stolen last night"),
+         ("lost", "can't find my phone anywhere")]
+    )  # fmt: skip
+    return ctx.task(
+        kind="action",
+        difficulty_tags=["lost-phone", "suspend", "mobile"],
+        description=f"The holder {how} their phone: suspend its mobile line"
+        + (" (not the home internet)." if acc.router else "."),
+        user=user_spec(
+            f"{acc.holder.full_name}, a customer; {ctx.rng.choice(_MOODS)}",
+            "Stop anyone else using your phone's number",
+            conversation(
+                f"Hi, I {what}. The number is {known['mobile_number']}. Please block it so nobody can use "
+                "it.",
+                identity=f"{acc.holder.full_name}, PIN {acc.holder.pin}.",
+                yes="Yes, please suspend it.",
+                then=["Thanks."],
+                thanks="Bye.",
+            ),
+            known,
+            instructions="Agree to suspending the mobile line.",
+        ),
+        initial_patch=patch_rows(*acc.rows),
+        gold_actions=[
+            call("find_customer", number=acc.number),
+            acc.verify(),
+            call("suspend_line", line_id=ln.line_id),
+        ],
+    )
+
+
 FAMILIES = [
     ScenarioFamily(name="phone-setting", covers=("2",), build=phone_setting),
     ScenarioFamily(name="router-fix", covers=("3",), build=router_fix),
     ScenarioFamily(name="credit-elsewhere", covers=("1", "5"), build=credit_elsewhere),
+    ScenarioFamily(name="roaming", covers=("1", "4"), build=roaming),
+    ScenarioFamily(name="plan-change", covers=("1", "6"), build=plan_change),
+    ScenarioFamily(name="outage-ticket", covers=("3",), build=outage_ticket),
+    ScenarioFamily(name="outage-credit", covers=("1", "5"), build=outage_credit),
+    ScenarioFamily(name="sim-unblock", covers=("1", "2"), build=sim_unblock),
+    ScenarioFamily(name="lost-phone", covers=("1", "7"), build=lost_phone),
 ]
 
 __all__ = ["FAMILIES"]

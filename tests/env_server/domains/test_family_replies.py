@@ -15,6 +15,7 @@ from env_server.domain import Domain
 from env_server.domains.hotel import domain as hotel
 from env_server.domains.insurance import domain as insurance
 from env_server.domains.retail import domain as retail
+from env_server.domains.telecom import domain as telecom
 from env_server.domains.travel import domain as travel
 from env_server.validation._replay import Replayer
 from env_server.validation.replies import reply_check
@@ -22,10 +23,10 @@ from tests.domain_families import family_builds, generator_state
 
 DRAWS = 12
 #: Domain -> how many of its families must have told something in `DRAWS` draws each (the test bites).
-TELLING_FAMILIES = {"hotel": 4, "insurance": 8, "retail": 7, "travel": 4}
+TELLING_FAMILIES = {"hotel": 4, "insurance": 8, "retail": 7, "telecom": 8, "travel": 4}
 
 
-@pytest.mark.parametrize("domain", [hotel, insurance, retail, travel], ids=lambda d: d.name)
+@pytest.mark.parametrize("domain", [hotel, insurance, retail, telecom, travel], ids=lambda d: d.name)
 def test_every_draw_that_tells_facts_carries_a_reply_that_earns_them(domain: Domain) -> None:
     scorer = generator_state(domain).scorer
     telling: Counter[str] = Counter()
