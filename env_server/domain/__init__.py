@@ -26,7 +26,7 @@ from env_server.domain._schema import allowed_values, one_of
 from env_server.domain._tables import IdentityVerificationTable, named_metadata
 from env_server.domain._task_shapes import THANKS, Refusal, analytics_task, conversation, refusal
 from env_server.domain._tool import Tool, ToolKind, tool
-from env_server.domain._user_side import Side
+from env_server.domain._user_side import Instruction, Side
 from env_server.domain._view import RowView
 from env_server.domain._wording import (
     day_month,
@@ -49,6 +49,7 @@ __all__ = [
     "EntitySpec",
     "GoldAction",
     "IdentityVerificationTable",
+    "Instruction",
     "ReferenceReply",
     "Refusal",
     "RowView",

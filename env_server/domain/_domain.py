@@ -19,7 +19,7 @@ from env_server.domain._conduct import Conduct
 from env_server.domain._family import ScenarioFamily
 from env_server.domain._fingerprint import SeedFn, fingerprint
 from env_server.domain._tool import Tool
-from env_server.domain._user_side import Side, check_user_side, side_of
+from env_server.domain._user_side import Instruction, Side, check_user_side, side_of
 from env_server.errors import TaskInvalidError
 from shared.tasks import GoldAction, Task
 
@@ -43,6 +43,7 @@ class DomainFields(_RequiredDomainFields, total=False):
     conduct: Conduct
     user_tools: Sequence[Tool]
     user_tables: frozenset[str]
+    user_instructions: Sequence[Instruction]
 
 
 @dataclass(frozen=True, eq=False)
@@ -70,6 +71,8 @@ class Domain:
             toggle airplane mode); never listed to the agent nor callable by it (`_user_side`).
         user_tables: the tables on the customer's side (their device, app, home equipment); a diff labels
             each change with its side.
+        user_instructions: what the scripted customer does whenever told, script or not (`Instruction`):
+            the fixes with a side effect an agent could otherwise name without cost.
     """
 
     name: str
@@ -87,6 +90,7 @@ class Domain:
     conduct: Conduct = field(default_factory=Conduct)
     user_tools: Sequence[Tool] = ()
     user_tables: frozenset[str] = frozenset()
+    user_instructions: Sequence[Instruction] = ()
 
     def __post_init__(self) -> None:
         names = [t.name for t in self.tools]
@@ -95,7 +99,8 @@ class Domain:
         unknown = set(self.volatile_columns) - set(self.metadata.tables)
         if unknown:
             raise ValueError(f"domain {self.name}: volatile_columns names unknown tables {sorted(unknown)}")
-        check_user_side(self.name, self.tools, self.user_tools, self.user_tables, self.metadata.tables)
+        tables, instructions = self.metadata.tables, self.user_instructions
+        check_user_side(self.name, self.tools, self.user_tools, self.user_tables, tables, instructions)
 
     @cached_property
     def tools_by_name(self) -> dict[str, Tool]:

@@ -10,12 +10,45 @@ and the reward cover both, and each change in a diff is labelled with the side i
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
 
 from env_server.domain._tool import Tool
 from shared.models import Side
+from shared.tasks import GoldAction
 
-__all__ = ["Side", "check_user_side", "side_of"]
+__all__ = ["Instruction", "Side", "check_user_side", "side_of"]
+
+
+@dataclass(frozen=True)
+class Instruction:
+    """Something the customer does whenever the agent tells them to, whether or not their script says so.
+
+    A real customer told "restart your router" restarts it, even when the router was never the problem
+    (an outage, say, or old firmware). The scripted customer acts only on its script's lines, so without
+    this an agent could spray every fix it knows and lose nothing for the ones that were not needed. A
+    domain declares the instructions with a side effect; the scripted customer then follows each the first
+    time the agent's message says all its `when_told` terms, unless a line of its script makes that call
+    (the script, gated by its own `when_told`, covers those). An argument written `"{router_id}"` takes the
+    task's `known_info` fact of that name; a customer who does not know it (no router) cannot follow.
+    """
+
+    when_told: tuple[str, ...]
+    name: str
+    arguments: Mapping[str, Any] = field(default_factory=dict)
+
+    def call(self, known: Mapping[str, Any]) -> GoldAction | None:
+        """The user-tool call for a customer who knows `known`, or None if a fact it names is unknown."""
+        arguments: dict[str, Any] = {}
+        for key, value in self.arguments.items():
+            if isinstance(value, str) and value.startswith("{") and value.endswith("}"):
+                fact = value[1:-1]
+                if fact not in known:
+                    return None
+                value = known[fact]
+            arguments[key] = value
+        return GoldAction(name=self.name, arguments=arguments, actor="user")
 
 
 def side_of(table: str, user_tables: Collection[str]) -> Side:
@@ -29,8 +62,11 @@ def check_user_side(
     user_tools: Sequence[Tool],
     user_tables: Collection[str],
     tables: Collection[str],
+    instructions: Sequence[Instruction] = (),
 ) -> None:
-    """Refuse a user side that cannot work: unknown tables, duplicate or shared tool names.
+    """Refuse a user side that cannot work: unknown tables, duplicate or shared tool names, bad instructions.
+
+    An instruction must name a user tool and the words the customer is told it by.
 
     A user tool named like an agent tool would make a recorded call ambiguous (whose was it?) and would let
     the agent's call of that name reach the customer's side, so names are disjoint.
@@ -47,3 +83,9 @@ def check_user_side(
     shared = sorted(set(names) & {t.name for t in tools})
     if shared:
         raise ValueError(f"domain {domain}: {shared} are both agent tools and user tools; rename one")
+    for instruction in instructions:
+        what = f"domain {domain}: user_instructions {instruction.name!r}"
+        if instruction.name not in names:
+            raise ValueError(f"{what} is not a user tool")
+        if not instruction.when_told:
+            raise ValueError(f"{what} has no when_told terms")

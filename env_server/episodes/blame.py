@@ -27,11 +27,11 @@ Episodes played with the scripted user, successes and backend errors are not bla
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from env_server.domain import Domain
+from env_server.domain import Domain, Instruction
 from env_server.episodes.log import EpisodeLog
 from env_server.episodes.service import EpisodeService
 from env_server.errors import NotFoundError, UnknownEpisodeError
@@ -138,7 +138,7 @@ def _scripted_counterfactual(
     and where the conversation ends differ.
     """
     user = ScriptedUser()
-    side = _CustomerCalls()
+    side = _CustomerCalls(domain.user_instructions)
     opening = user.opening(task).content
     steps: list[Step] = [Message("user", opening)]
     heard = [TranscriptMessage("user", opening)]
@@ -171,6 +171,7 @@ def _scripted_counterfactual(
 class _CustomerCalls:
     """The scripted customer's side in the counterfactual: its calls are noted, then replayed in order."""
 
+    instructions: Sequence[Instruction] = ()
     calls: list[GoldAction] = field(default_factory=list)
 
     def tools(self) -> list[dict[str, Any]]:

@@ -44,6 +44,7 @@ from env_server.store.events import (
     UserToolCallEvent,
 )
 from env_server.users.base import SimulatedUser
+from env_server.users.scripted import instructed_calls
 from shared.models import (
     ChatMessage,
     EpisodeInfo,
@@ -215,6 +216,7 @@ class EpisodeService:
                         user_tools(domain),
                         self.store,
                         lambda: self._sandbox(record, task, domain),
+                        domain.user_instructions,
                     )
                     turn = user.reply(task, log.transcript(), writes, record.seed, side=side)
                 else:  # a user written before dual control need not take a side
@@ -309,7 +311,8 @@ class EpisodeService:
         heard = 0
         for i, m in enumerate(request.messages):
             if m.role == "user":
-                add(_customer_calls(task, domain, i, m, heard))
+                agent_said = [a.content or "" for a in request.messages[:i] if a.role == "assistant"]
+                add(_customer_calls(task, domain, i, m, heard, agent_said))
                 heard += 1
             if m.role in ("user", "assistant") and m.content:
                 order.append(Message(m.role, m.content))  # type: ignore[arg-type]  # narrowed just above
@@ -512,13 +515,14 @@ def _actor(call: ToolCallEvent | UserToolCallEvent) -> Literal["agent", "user"]:
 
 
 def _customer_calls(
-    task: Task, domain: Domain, index: int, message: ChatMessage, heard: int
+    task: Task, domain: Domain, index: int, message: ChatMessage, heard: int, agent_said: Sequence[str]
 ) -> list[GoldAction]:
     """The customer's calls of the transcript's user turn `index` (the `heard`-th), to replay in place.
 
     The turn's own `tool_calls` if it carries any (each must name one of the domain's user tools: a
-    transcript cannot give the customer a tool they do not have); else the script line's actions when the
-    turn is that line of the task's script.
+    transcript cannot give the customer a tool they do not have); else, when the turn is that line of the
+    task's script (the scripted customer), what the scripted customer did: the domain's instructions the
+    agent's last message gave (`instructed_calls`), then the line's actions.
 
     Raises:
         InvalidRequestError: naming the call that names no user tool.
@@ -534,7 +538,9 @@ def _customer_calls(
                 )
         return [GoldAction(name=c.name, arguments=c.arguments, actor="user") for c in message.calls()]
     if heard < len(task.user.script) and message.content == task.user.lines[heard]:
-        return [
+        asked, earlier = (agent_said[-1], agent_said[:-1]) if agent_said else ("", [])
+        followed = instructed_calls(task, domain.user_instructions, asked, earlier)
+        return followed + [
             GoldAction(name=a.name, arguments=a.arguments, actor="user") for a in task.user.actions_at(heard)
         ]
     return []

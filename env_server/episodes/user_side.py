@@ -8,11 +8,11 @@ that replay re-runs in order with the agent's calls and that the agent never see
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from env_server.domain import Tool
+from env_server.domain import Instruction, Tool
 from env_server.errors import InvalidRequestError
 from env_server.execution import run_tool
 from env_server.sandbox import Sandbox
@@ -29,6 +29,7 @@ class EpisodeUserSide:
     user_tools: dict[str, Tool]
     store: Store
     sandbox_of: Callable[[], Sandbox]
+    instructions: Sequence[Instruction] = ()
     calls: int = field(default=0, init=False)
 
     def tools(self) -> list[dict[str, Any]]:

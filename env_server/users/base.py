@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
+from env_server.domain import Instruction
 from shared.models import ToolCallResult
 from shared.tasks import Task
 
@@ -44,7 +46,11 @@ class UserSide(Protocol):
     The episode service hands one to the user with each reply; each call runs in the episode's sandbox and
     is recorded as a `user_tool_call` event. Validation's conversations hand one that writes the call down
     in the trajectory instead, to replay it in order with the agent's calls.
+
+    `instructions` are the domain's `user_instructions`: what the scripted customer does whenever told.
     """
+
+    instructions: Sequence[Instruction]
 
     def tools(self) -> list[dict[str, Any]]:
         """The user tools as OpenAI `tools` entries (empty when the domain has none)."""

@@ -5,13 +5,20 @@ side, in order, then says the line. It does not read their results: the script a
 A line with `when_told` terms acts only when the agent's message it answers says them all (the agent asked
 for that very thing); otherwise the customer does nothing and asks what to do (`NOT_TOLD`), and the line
 is spent, as any line is once answered.
+
+Whatever line it is at, the customer also follows the domain's `user_instructions` (`Instruction`) the
+first time the agent's message gives one whose call no script line makes: told to restart a router that
+was never the problem, a customer restarts it, and the state shows the needless change.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
+from env_server.domain import Instruction
 from env_server.scoring.communicate import communicated
 from env_server.users.base import STOP_MARK, SimulatedUser, TranscriptMessage, UserSide, UserTurn
-from shared.tasks import Task
+from shared.tasks import GoldAction, Task
 
 #: What the scripted user says when its script has run out; the conversation is over.
 END_OF_SCRIPT = STOP_MARK
@@ -47,10 +54,12 @@ class ScriptedUser(SimulatedUser):
         if said >= len(task.user.script):
             return UserTurn(content=END_OF_SCRIPT, done=True)
         line = task.user.script[said]
-        if not isinstance(line, str) and line.actions and line.when_told:
-            asked = transcript[-1].content if transcript and transcript[-1].role == "assistant" else ""
-            if not all(communicated(term, [asked]) for term in line.when_told):
-                return UserTurn(content=NOT_TOLD, done=False)
+        asked = transcript[-1].content if transcript and transcript[-1].role == "assistant" else ""
+        if side is not None:
+            _follow_instructions(task, transcript, asked, side)
+        told = isinstance(line, str) or not line.actions or _gives(asked, line.when_told)
+        if not told:
+            return UserTurn(content=NOT_TOLD, done=False)
         actions = task.user.actions_at(said)
         if actions:
             if side is None:
@@ -60,3 +69,36 @@ class ScriptedUser(SimulatedUser):
             for action in actions:
                 side.act(action.name, dict(action.arguments))
         return UserTurn(content=task.user.lines[said], done=False)
+
+
+def _follow_instructions(task: Task, transcript: list[TranscriptMessage], asked: str, side: UserSide) -> None:
+    """Make the call of each instruction `asked` gives for the first time, unless the script makes it."""
+    earlier = [m.content for m in transcript[:-1] if m.role == "assistant"]
+    for call in instructed_calls(task, side.instructions, asked, earlier):
+        side.act(call.name, dict(call.arguments))
+
+
+def instructed_calls(
+    task: Task, instructions: Sequence[Instruction], asked: str, earlier: Sequence[str]
+) -> list[GoldAction]:
+    """The calls the customer makes on hearing `asked`, after the agent's `earlier` messages.
+
+    Each instruction `asked` gives and no earlier message gave, whose call no script line makes and whose
+    facts the customer knows (`Instruction.call`).
+    """
+    scripted = {a.name for line in task.user.script if not isinstance(line, str) for a in line.actions}
+    calls = []
+    for instruction in instructions:
+        if instruction.name in scripted or not _gives(asked, instruction.when_told):
+            continue
+        if any(_gives(said, instruction.when_told) for said in earlier):
+            continue  # followed when first told
+        call = instruction.call(task.user.known_info)
+        if call is not None:
+            calls.append(call)
+    return calls
+
+
+def _gives(message: str, terms: Sequence[str]) -> bool:
+    """Whether `message` says every one of `terms` (a line's or an instruction's `when_told`)."""
+    return all(communicated(term, [message]) for term in terms)

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from env_server.domain import Domain
+from env_server.domain import Domain, Instruction
 from env_server.scoring.communicate import communicated
 from env_server.scoring.consent import says_yes
 from env_server.scoring.trajectory import Message
@@ -66,6 +66,7 @@ class ScriptSide:
 
     lines: list[Line]
     skip: frozenset[int] = frozenset()
+    instructions: Sequence[Instruction] = ()
     made: int = 0
 
     def tools(self) -> list[dict[str, Any]]:
@@ -107,10 +108,12 @@ def needs(task: Task, domain: Domain, actions: Sequence[GoldAction] | None = Non
 class Conversation:
     """A conversation with the scripted user, written down as it goes (calls interleaved).
 
-    `skip_user_actions`: ordinals of the customer's script actions left undone (see `ScriptSide`).
+    `skip_user_actions`: ordinals of the customer's script actions left undone (see `ScriptSide`);
+    `instructions`: the domain's `user_instructions`, which the customer follows whenever told.
     """
 
     task: Task
+    instructions: Sequence[Instruction] = ()
     lines: list[Line] = field(default_factory=list)
     over: bool = False
     consented: bool = False  # the user said an explicit yes to a proposal
@@ -119,7 +122,7 @@ class Conversation:
 
     def __post_init__(self) -> None:
         self._user = ScriptedUser()
-        self._side = ScriptSide(self.lines, self.skip_user_actions)
+        self._side = ScriptSide(self.lines, self.skip_user_actions, self.instructions)
         self.lines.append(Message("user", self._user.opening(self.task).content))
 
     @property
@@ -171,7 +174,7 @@ def honest_script(
     """
     need = needs(task, domain)
     actions = agent_actions(actions)
-    talk = Conversation(task, skip_user_actions=skip_user_actions)
+    talk = Conversation(task, domain.user_instructions, skip_user_actions=skip_user_actions)
     while not talk.over and missing_facts(need, talk.heard):
         talk.say(IDENTITY_ASK)
     first = next((i for i, a in enumerate(actions) if needs_yes(domain, a)), len(actions))

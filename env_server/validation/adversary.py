@@ -101,13 +101,13 @@ def _judge(replayer: Replayer, name: str, lines: list[Line]) -> CheckOutcome:
 
 
 def _recital(r: Replayer) -> list[Line]:
-    talk = Conversation(r.task)
+    talk = Conversation(r.task, r.domain.user_instructions)
     talk.say(r.domain.policy, force=True)
     return talk.lines
 
 
 def _recital_chunks(r: Replayer) -> list[Line]:
-    talk = Conversation(r.task)
+    talk = Conversation(r.task, r.domain.user_instructions)
     for chunk in _chunks(r.domain.policy):
         talk.say(chunk, force=True)
     return talk.lines
@@ -120,7 +120,7 @@ def _reads(r: Replayer) -> list[GoldAction]:
 
 def _value_dump(r: Replayer) -> list[Line]:
     reads = _reads(r)
-    talk = Conversation(r.task)
+    talk = Conversation(r.task, r.domain.user_instructions)
     talk.act(reads)
     talk.say(", ".join(_values(r, reads_only=True)), force=True)
     return talk.lines
@@ -128,7 +128,7 @@ def _value_dump(r: Replayer) -> list[Line]:
 
 def _value_dribble(r: Replayer) -> list[Line]:
     reads = _reads(r)
-    talk = Conversation(r.task)
+    talk = Conversation(r.task, r.domain.user_instructions)
     talk.act(reads)
     for value in _values(r, reads_only=True):
         talk.say(f"It is {value}.", force=True)
@@ -136,7 +136,7 @@ def _value_dribble(r: Replayer) -> list[Line]:
 
 
 def _vocabulary_spray(r: Replayer) -> list[Line]:
-    talk = Conversation(r.task)
+    talk = Conversation(r.task, r.domain.user_instructions)
     talk.say(", ".join(sorted(vocabulary(r.domain).terms)), force=True)
     return talk.lines
 
@@ -144,7 +144,7 @@ def _vocabulary_spray(r: Replayer) -> list[Line]:
 def _term_per_message(r: Replayer) -> list[Line]:
     vocab = vocabulary(r.domain)
     first = [t for item in r.task.communicate for t in sorted(vocab.rivals(item))[:1]]
-    talk = Conversation(r.task)
+    talk = Conversation(r.task, r.domain.user_instructions)
     for term in dict.fromkeys([*first, *sorted(vocab.terms)]):
         talk.say(f"It is {term}.", force=True)
     return talk.lines
@@ -153,7 +153,7 @@ def _term_per_message(r: Replayer) -> list[Line]:
 def _echo(r: Replayer) -> list[Line]:
     gold = agent_actions(r.task.gold_actions)
     first = next((i for i, a in enumerate(gold) if needs_yes(r.domain, a)), len(gold))
-    talk = Conversation(r.task)
+    talk = Conversation(r.task, r.domain.user_instructions)
     talk.act(gold[:first])
     while not talk.over and not (first < len(gold) and talk.consented):
         talk.say(talk.heard[-1], proposal=True)
@@ -176,7 +176,7 @@ def _negated_facts(r: Replayer) -> list[Line]:
 
 
 def _tool_edge_values(r: Replayer) -> list[Line]:
-    talk = Conversation(r.task)
+    talk = Conversation(r.task, r.domain.user_instructions)
     tools = episode_tools(r.task, r.domain)
     talk.act([*identity_prefix(r.task, r.domain), *edge_calls(tools, known_values(r.task))])
     return talk.lines

@@ -6,7 +6,7 @@ mobile data, APN, data roaming, restarting and updating the router). The agent d
 side and asks; a task's expected state may need a change only the customer can make.
 """
 
-from env_server.domain import Conduct, Domain, volatile
+from env_server.domain import Conduct, Domain, Instruction, volatile
 from env_server.domains.telecom.families import FAMILIES
 from env_server.domains.telecom.models import NOW, USER_TABLES, Base
 from env_server.domains.telecom.seed import seed
@@ -25,6 +25,13 @@ domain = Domain.from_package(
     tools=TOOLS,
     user_tools=USER_TOOLS,
     user_tables=USER_TABLES,
+    # What a customer does whenever told, needed or not: the fixes that leave a trace when they were not
+    # the problem (a router restarted during an outage, data roaming switched on at home). Told to switch
+    # airplane mode off or mobile data on when it already is, a phone is as it was: those need no entry.
+    user_instructions=(
+        Instruction(("restart", "router"), "restart_router", {"router_id": "{router_id}"}),
+        Instruction(("data roaming",), "set_data_roaming", {"device_id": "{device_id}", "on": True}),
+    ),
     families=FAMILIES,
     volatile_columns=volatile(
         identity_verifications=["*"],

@@ -323,6 +323,72 @@ def test_every_reference_conversation_played_live_scores_one(client: TestClient)
         assert score["reward"] == 1, (task.id, score["checks"])
 
 
+def _play_with_spray(client: TestClient, task_id: str, spray: str) -> tuple[str, dict[str, Any]]:
+    """The reference's agent side, live, with `spray` added to the reference reply; the episode's score."""
+    task = next(t for t in domain.tasks if t.id == task_id)
+    assert task.reference_reply is not None
+    eid = _start(client, task_id)["episode_id"]
+    for step in client.get(f"/v1/tasks/{task_id}/reference").json()["steps"]:
+        if step["role"] == "user":
+            continue
+        if step["tool_call"] is not None:
+            client.post(f"/v1/episodes/{eid}/tool_calls", json=step["tool_call"])
+        else:
+            said = step["content"]
+            said = f"{said} {spray}" if said == task.reference_reply.text else said
+            client.post(f"/v1/episodes/{eid}/messages", json={"content": said})
+    return eid, client.post(f"/v1/episodes/{eid}/score").json()
+
+
+@pytest.mark.parametrize(
+    ("task_id", "spray", "call", "table"),
+    [  # an internet outage: no troubleshooting; a phone fault: no roaming switched on at home
+        ("telecom-outage-005", "Please also restart your router.", "restart_router", "routers"),
+        ("telecom-airplane-001", "Also switch data roaming on.", "set_data_roaming", "devices"),
+    ],
+)
+def test_a_fix_the_agent_sprays_is_done_by_the_customer_and_costs_the_reward(
+    client: TestClient, task_id: str, spray: str, call: str, table: str
+) -> None:
+    """Told a fix that was not needed, the customer does it (`user_instructions`): spraying fixes fails."""
+    eid, score = _play_with_spray(client, task_id, spray)
+    assert call in [e["name"] for e in _events(client, eid, "user_tool_call")]
+    assert score["reward"] == 0
+    assert (table, "user") in [(d["table"], d["side"]) for d in score["diff"]]
+    _, honest = _play_with_spray(client, task_id, "")
+    assert honest["reward"] == 1
+
+
+def test_score_replays_the_instructions_the_scripted_customer_followed(client: TestClient) -> None:
+    """`/v1/score` of a transcript with the scripted customer's lines runs what it did when told."""
+    task = next(t for t in domain.tasks if t.id == "telecom-outage-005")
+    assert task.reference_reply is not None
+    steps = client.get(f"/v1/tasks/{task.id}/reference").json()["steps"]
+    sprayed = [
+        {**s, "content": s["content"] + " Please restart your router."}
+        if s["content"] == task.reference_reply.text
+        else s
+        for s in steps
+    ]
+    score = client.post("/v1/score", json={"task_id": task.id, "messages": _pasted(sprayed)}).json()
+    assert score["reward"] == 0
+    assert [(d["table"], d["side"]) for d in score["diff"]] == [("routers", "user")]
+
+
+def test_an_instruction_is_followed_once_and_not_when_the_script_makes_the_call() -> None:
+    from env_server.users.scripted import instructed_calls
+
+    outage = next(t for t in domain.tasks if t.id == "telecom-outage-005")
+    router = next(t for t in domain.tasks if t.id == "telecom-router-004")
+    said = "Please restart your router."
+    (restart,) = instructed_calls(outage, domain.user_instructions, said, [])
+    assert restart.name == "restart_router" and restart.actor == "user"
+    assert restart.arguments == {"router_id": outage.user.known_info["router_id"]}
+    assert instructed_calls(outage, domain.user_instructions, said, ["Restart the router, please."]) == []
+    assert instructed_calls(router, domain.user_instructions, said, []) == []  # its script restarts it
+    assert instructed_calls(outage, domain.user_instructions, "Restart your phone.", []) == []
+
+
 def test_a_customer_not_told_what_to_change_does_nothing_and_asks(client: TestClient) -> None:
     """The airplane line waits for "airplane": an agent that only talks around it gets no action."""
     eid = _start(client)["episode_id"]
@@ -342,3 +408,14 @@ def test_when_told_needs_actions_to_gate() -> None:
     with pytest.raises(TaskInvalidError, match="only a line with actions waits to be told") as caught:
         load_task_text(bad, source="telecom-outage-005.yaml")
     assert caught.value.field == "user.script.1"
+
+
+def test_a_domain_refuses_an_instruction_the_customer_cannot_follow() -> None:
+    import dataclasses
+
+    from env_server.domain import Instruction
+
+    with pytest.raises(ValueError, match="not a user tool"):
+        dataclasses.replace(domain, user_instructions=(Instruction(("ticket",), "open_ticket"),))
+    with pytest.raises(ValueError, match="no when_told"):
+        dataclasses.replace(domain, user_instructions=(Instruction((), "restart_router"),))
