@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from env_server.scoring.communicate import communicated
 from env_server.users.base import STOP_MARK, SimulatedUser, TranscriptMessage, UserSide, UserTurn
-from shared.tasks import Task
+from shared.tasks import Task, UserAction
 
 #: What the scripted user says when its script has run out; the conversation is over.
 END_OF_SCRIPT = STOP_MARK
@@ -46,11 +46,8 @@ class ScriptedUser(SimulatedUser):
         said = sum(1 for m in transcript if m.role == "user")
         if said >= len(task.user.script):
             return UserTurn(content=END_OF_SCRIPT, done=True)
-        line = task.user.script[said]
-        if not isinstance(line, str) and line.actions and line.when_told:
-            asked = transcript[-1].content if transcript and transcript[-1].role == "assistant" else ""
-            if not all(communicated(term, [asked]) for term in line.when_told):
-                return UserTurn(content=NOT_TOLD, done=False)
+        if not told(task, said, transcript):
+            return UserTurn(content=NOT_TOLD, done=False)
         actions = task.user.actions_at(said)
         if actions:
             if side is None:
@@ -60,3 +57,24 @@ class ScriptedUser(SimulatedUser):
             for action in actions:
                 side.act(action.name, dict(action.arguments))
         return UserTurn(content=task.user.lines[said], done=False)
+
+
+def told(task: Task, index: int, transcript: list[TranscriptMessage]) -> bool:
+    """Whether the agent's last message says every `when_told` term of script line `index` (none: True)."""
+    line = task.user.script[index]
+    if isinstance(line, str) or not line.actions or not line.when_told:
+        return True
+    asked = transcript[-1].content if transcript and transcript[-1].role == "assistant" else ""
+    return all(communicated(term, [asked]) for term in line.when_told)
+
+
+def due_actions(task: Task, transcript: list[TranscriptMessage]) -> list[UserAction]:
+    """The user-tool calls made by the script line answering the agent's last message, as scripted.
+
+    That line is the one after the customer's messages so far; it acts only once the agent said its
+    `when_told` terms. None past the script's end, for a line that only talks, or for one not yet told.
+    """
+    said = sum(1 for m in transcript if m.role == "user")
+    if said >= len(task.user.script) or not told(task, said, transcript):
+        return []
+    return task.user.actions_at(said)
