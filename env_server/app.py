@@ -43,8 +43,11 @@ def build_users(settings: Settings) -> dict[str, SimulatedUser]:
             seed=settings.user_seed,
             max_tokens=settings.user_max_tokens,
             timeout_s=settings.user_timeout_s,
+            extra_body=settings.user_extra_body,
         )
-        users["llm"] = LLMUser(endpoint, max_user_turns=settings.user_max_turns)
+        users["llm"] = LLMUser(
+            endpoint, max_user_turns=settings.user_max_turns, tool_choice=settings.user_tool_choice
+        )
     return users
 
 

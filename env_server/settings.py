@@ -6,7 +6,7 @@ import ipaddress
 import json
 import socket
 from pathlib import Path
-from typing import Literal, Self
+from typing import Any, Literal, Self
 
 from pydantic import Field, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -135,6 +135,21 @@ class Settings(BaseSettings):
     )
     user_max_turns: int = Field(
         default=12, description="User turns before the LLM user ends the conversation."
+    )
+    user_tool_choice: Literal["auto", "guided"] = Field(
+        default="auto",
+        description="How the LLM user of a dual-control task calls its own tools. `auto`: the tools go with "
+        'each request as `tool_choice: "auto"` and the model decides. `guided`, for models too small to '
+        "decide (or servers whose `auto` never calls): the task's script decides when and what the customer "
+        "does, as for the scripted user (the line answering the agent's message acts, once the agent said "
+        "its `when_told` terms), and each of that line's tools is forced by name; the model writes the "
+        "arguments and its own words.",
+    )
+    user_extra_body: dict[str, Any] = Field(
+        default_factory=dict,
+        description="Fields added to every request body of the LLM user, for sampling options a server "
+        'accepts beyond OpenAI\'s (llama.cpp: `{"repeat_penalty": 1.0}`; vLLM: `{"top_k": 20}`).',
+        examples=[{"repeat_penalty": 1.0}],
     )
 
     judge_base_url: str | None = Field(

@@ -106,7 +106,12 @@ class LlamaServer:
 
 @contextmanager
 def llama_server(
-    gguf: Path | None = None, *, n_ctx: int = 2048, n_threads: int = 1, startup_timeout_s: float = 120.0
+    gguf: Path | None = None,
+    *,
+    n_ctx: int = 2048,
+    n_threads: int = 1,
+    chat_format: str | None = None,
+    startup_timeout_s: float = 120.0,
 ) -> Iterator[LlamaServer]:
     """Serve a GGUF model over the OpenAI API on a free loopback port until the block ends.
 
@@ -115,6 +120,8 @@ def llama_server(
         n_ctx: context size in tokens.
         n_threads: CPU threads for generation and prompt processing. One by default: on a busy 2-core
             machine two spinning OpenMP threads made prompt processing ~2.7x slower than one.
+        chat_format: llama-cpp-python's `--chat_format`; None uses the model's own chat template.
+            `chatml-function-calling` serves OpenAI tool calling (tools in the prompt, forced calls).
         startup_timeout_s: how long to wait for `/v1/models` to answer.
 
     Yields:
@@ -138,6 +145,8 @@ def llama_server(
         "--host", "127.0.0.1", "--port", str(port), "--n_ctx", str(n_ctx),
         "--n_threads", str(n_threads), "--n_threads_batch", str(n_threads),
     ]  # fmt: skip
+    if chat_format is not None:
+        command += ["--chat_format", chat_format]
     env = {**os.environ, "OMP_WAIT_POLICY": "PASSIVE"}
     process = subprocess.Popen(
         command, stdout=log_file, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env
@@ -176,10 +185,10 @@ def _tail(path: Path, lines: int = 15) -> str:
     return "\n".join(path.read_text(errors="replace").splitlines()[-lines:])
 
 
-def start_or_skip() -> Iterator[LlamaServer]:
-    """Run `llama_server()` for a fixture: skip when it is unavailable, except under CI where that fails."""
+def start_or_skip(**options: Any) -> Iterator[LlamaServer]:
+    """Run `llama_server(**options)` for a fixture: skip when it is unavailable, except under CI (fail)."""
     try:
-        with llama_server() as server:
+        with llama_server(**options) as server:
             yield server
     except LLMServerUnavailable as exc:
         if IN_CI:

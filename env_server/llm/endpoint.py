@@ -52,6 +52,12 @@ class LLMEndpoint(BaseModel):
     backoff_s: float = Field(
         default=0.5, ge=0.0, description="Wait before the first retry; doubles before each next one."
     )
+    extra_body: dict[str, Any] = Field(
+        default_factory=dict,
+        description="Fields added to every request body: sampling options a server accepts beyond "
+        "OpenAI's (llama.cpp's `repeat_penalty`, vLLM's `top_k`).",
+        examples=[{"repeat_penalty": 1.0}],
+    )
 
 
 class MalformedOutput(ValueError):
@@ -139,6 +145,7 @@ class ChatEndpoint:
         parse: Callable[[str, list[ModelToolCall]], T],
         *,
         seed: int | None = None,
+        tool_choice: str | dict[str, Any] = "auto",
     ) -> T:
         """One chat completion that may call `tools` (OpenAI tool calling), parsed; retried like `complete`.
 
@@ -148,6 +155,9 @@ class ChatEndpoint:
             parse: turns the reply's text ("" when it has none) and tool calls into the caller's value, or
                 raises `MalformedOutput` (a blank reply without calls, say).
             seed: overrides the endpoint's sampling seed.
+            tool_choice: OpenAI's `tool_choice`, sent with the tools: `"auto"` (the model decides; sent
+                explicitly, since llama-cpp-python's `chatml-function-calling` ignores tools without it), or
+                `{"type": "function", "function": {"name": ...}}` to force that tool.
 
         Raises:
             RequestRejected: the endpoint answered 4xx (other than 408/409/429); not retried.
@@ -156,6 +166,7 @@ class ChatEndpoint:
         request = self._request(messages, None, seed)
         if tools:
             request["tools"] = list(tools)
+            request["tool_choice"] = tool_choice
 
         def read(message: Any) -> T:
             calls = [
@@ -179,6 +190,8 @@ class ChatEndpoint:
         }
         if seed is not None or ep.seed is not None:
             request["seed"] = seed if seed is not None else ep.seed
+        if ep.extra_body:
+            request["extra_body"] = dict(ep.extra_body)
         return request
 
     def _ask(self, request: dict[str, Any], read: Callable[[Any], T]) -> T:

@@ -7,17 +7,27 @@ One reply, step by step:
    transcript mirrored so the model speaks as the customer (`env_server.users.prompt`).
 3. Ask the endpoint (retries with backoff; any failure is a `BackendError`).
 4. In a dual-control task (the episode hands a `UserSide` with tools), the request carries the user tools
-   (`tools=[...]`); while the model calls them (at most `MAX_USER_CALLS` calls per reply), each call runs on
-   the customer's side, its result goes back to the model as a `tool` message, and the model is asked again.
-   The last request of a reply sends no tools, so the model ends in words.
+   (`tools=[...]`, `tool_choice: "auto"`); while the model calls them (at most `MAX_USER_CALLS` calls per
+   reply), each call runs on the customer's side, its result goes back to the model as a `tool` message,
+   and the model is asked again. The last request of a reply sends no tools, so the model ends in words; a
+   blank reply to a request with tools is no call (llama-cpp-python's `chatml-function-calling` answers
+   so when the model chooses words), and the words are asked for without tools.
+   With `tool_choice="guided"` the script decides instead: on the turn whose script line acts (and was
+   told its `when_told` terms), each of the line's tools is forced by name and the model writes the
+   arguments; on other turns it only talks.
 5. A reply carrying the stop token ends the conversation, unless the agent's last message announced a
    write it has not made this turn: then the user nudges the agent to go ahead instead.
+
+Tool schemas go to the model with string and list bounds capped at `MAX_SCHEMA_BOUND`: llama.cpp's grammar
+engine, which constrains a forced call's arguments to the schema, crashes the server on a bound of about
+2,000 or more (the domains' bound is 4,000). The sandbox still checks the tool's own bounds.
 """
 
 from __future__ import annotations
 
 import json
-from typing import Any
+from collections.abc import Callable
+from typing import Any, Literal
 
 from env_server.llm.endpoint import ChatEndpoint, LLMEndpoint, MalformedOutput, ModelToolCall
 from env_server.users.base import SimulatedUser, TranscriptMessage, UserSide, UserTurn
@@ -29,11 +39,16 @@ from env_server.users.prompt import (
     parse_reply,
     premature_stop,
 )
+from env_server.users.scripted import due_actions
 from shared.models import ToolCallResult
 from shared.tasks import Task
 
 #: The most user-tool calls one reply may make: a model looping on its tools still answers in words.
 MAX_USER_CALLS = 4
+#: The largest `maxLength` / `maxItems` a tool schema offered to the user model keeps (see the module).
+MAX_SCHEMA_BOUND = 1_000
+#: How the user calls its tools: the model decides (`auto`), or the script does (`guided`).
+ToolChoice = Literal["auto", "guided"]
 
 
 class LLMUser(SimulatedUser):
@@ -43,22 +58,30 @@ class LLMUser(SimulatedUser):
     prompt_version = PROMPT_VERSION
     waits = True
 
-    def __init__(self, endpoint: LLMEndpoint, *, max_user_turns: int = 12) -> None:
+    def __init__(
+        self, endpoint: LLMEndpoint, *, max_user_turns: int = 12, tool_choice: ToolChoice = "auto"
+    ) -> None:
         """Configure the user (no request is made yet).
 
         Args:
             endpoint: the chat endpoint and sampling settings.
             max_user_turns: the most messages the model writes in one episode, opening included; the
                 agent's next message after the last of them is answered by the stop signal.
+            tool_choice: who decides the customer's tool calls in a dual-control task: the model
+                (`auto`) or the task's script (`guided`, recorded as prompt version `...+guided`).
 
         Raises:
-            ValueError: `max_user_turns` is below 1.
+            ValueError: `max_user_turns` is below 1, or `tool_choice` is neither `auto` nor `guided`.
         """
         if max_user_turns < 1:
             raise ValueError(f"max_user_turns must be at least 1, got {max_user_turns}")
+        if tool_choice not in ("auto", "guided"):
+            raise ValueError(f"tool_choice must be 'auto' or 'guided', got {tool_choice!r}")
         self.endpoint = endpoint
         self.model = endpoint.model
         self.max_user_turns = max_user_turns
+        self.tool_choice = tool_choice
+        self.prompt_version = PROMPT_VERSION if tool_choice == "auto" else f"{PROMPT_VERSION}+guided"
         self._chat = ChatEndpoint(endpoint, purpose="simulated-user")
 
     def opening(self, task: Task, seed: int | None = None) -> UserTurn:
@@ -101,9 +124,13 @@ class LLMUser(SimulatedUser):
         said = sum(1 for m in transcript if m.role == "user")
         if said >= self.max_user_turns:
             return UserTurn(content=STOP_TOKEN, done=True)
-        tools = side.tools() if side is not None else []
-        messages = build_messages(task.user, transcript, acting=bool(tools))
-        if tools and side is not None:
+        tools = [_bounded(t) for t in side.tools()] if side is not None else []
+        forced = [a.name for a in due_actions(task, transcript)] if self.tool_choice == "guided" else []
+        acting = bool(tools) and (self.tool_choice == "auto" or bool(forced))
+        messages = build_messages(task.user, transcript, acting=acting)
+        if acting and side is not None and forced:
+            content, stopped = self._guided(messages, tools, forced, side, seed)
+        elif acting and side is not None:
             content, stopped = self._act_then_speak(messages, tools, side, seed)
         else:
             content, stopped = self._chat.complete(messages, parse_reply, seed=seed)
@@ -118,30 +145,37 @@ class LLMUser(SimulatedUser):
     ) -> tuple[str, bool]:
         """Let the model call its tools (each run on `side`, its result fed back) until it speaks."""
         calls_made = 0
+        words_only = False
         while True:
-            offered = tools if calls_made < MAX_USER_CALLS else []
-            text, calls = self._chat.complete_turn(messages, offered, _parse_turn, seed=seed)
+            offered = tools if calls_made < MAX_USER_CALLS and not words_only else []
+            parse = _parse_acting if offered else _parse_turn
+            text, calls = self._chat.complete_turn(messages, offered, parse, seed=seed)
             if not calls:
-                return parse_reply(text)
+                if text.strip():
+                    return parse_reply(text)
+                words_only = True  # a blank reply to the tools: no call; ask for the words alone
+                continue
             calls = calls[: MAX_USER_CALLS - calls_made]
-            messages.append(
-                {
-                    "role": "assistant",
-                    "content": text or None,
-                    "tool_calls": [
-                        {
-                            "id": c.id,
-                            "type": "function",
-                            "function": {"name": c.name, "arguments": c.arguments},
-                        }
-                        for c in calls
-                    ],
-                }
-            )
-            for call in calls:
-                result = _run(side, call)
-                messages.append({"role": "tool", "tool_call_id": call.id, "content": _tool_message(result)})
+            _run_calls(messages, text, calls, side)
             calls_made += len(calls)
+
+    def _guided(
+        self,
+        messages: list[dict[str, Any]],
+        tools: list[dict[str, Any]],
+        names: list[str],
+        side: UserSide,
+        seed: int | None,
+    ) -> tuple[str, bool]:
+        """Force one call of each tool in `names`, in order (the model writes the arguments), then speak."""
+        for name in names:
+            choice = {"type": "function", "function": {"name": name}}
+            text, calls = self._chat.complete_turn(
+                messages, tools, _forced(name), seed=seed, tool_choice=choice
+            )
+            _run_calls(messages, text, calls, side)
+        text, _ = self._chat.complete_turn(messages, [], _parse_turn, seed=seed)
+        return parse_reply(text)
 
     def close(self) -> None:
         """Close the endpoint's HTTP connections."""
@@ -160,6 +194,54 @@ def _parse_turn(text: str, calls: list[ModelToolCall]) -> tuple[str, list[ModelT
     if not calls:
         parse_reply(text)  # raises MalformedOutput for a blank reply
     return text, calls
+
+
+def _parse_acting(text: str, calls: list[ModelToolCall]) -> tuple[str, list[ModelToolCall]]:
+    """A reply to a request with tools: calls, words, or blank (no call; the words are asked for next)."""
+    return text, calls
+
+
+def _forced(name: str) -> Callable[[str, list[ModelToolCall]], tuple[str, list[ModelToolCall]]]:
+    """The parse of a reply whose `tool_choice` named `name`: its first call of `name`, else a retry."""
+
+    def parse(text: str, calls: list[ModelToolCall]) -> tuple[str, list[ModelToolCall]]:
+        named = [c for c in calls if c.name == name]
+        if not named:
+            raise MalformedOutput(f"tool_choice named {name} but the reply did not call it")
+        return text, named[:1]
+
+    return parse
+
+
+def _run_calls(messages: list[dict[str, Any]], text: str, calls: list[ModelToolCall], side: UserSide) -> None:
+    """Run `calls` on `side`, appending them and their results to the model's messages."""
+    messages.append(
+        {
+            "role": "assistant",
+            "content": text,  # "" rather than null, which llama-cpp-python's server refuses
+            "tool_calls": [
+                {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.arguments}}
+                for c in calls
+            ],
+        }
+    )
+    for call in calls:
+        result = _run(side, call)
+        messages.append({"role": "tool", "tool_call_id": call.id, "content": _tool_message(result)})
+
+
+def _bounded(schema: Any) -> Any:
+    """A copy of a tool schema with every `maxLength` / `maxItems` capped at `MAX_SCHEMA_BOUND`."""
+    if isinstance(schema, dict):
+        return {
+            k: min(v, MAX_SCHEMA_BOUND)
+            if k in ("maxLength", "maxItems") and isinstance(v, int)
+            else _bounded(v)
+            for k, v in schema.items()
+        }
+    if isinstance(schema, list):
+        return [_bounded(v) for v in schema]
+    return schema
 
 
 def _run(side: UserSide, call: ModelToolCall) -> ToolCallResult:

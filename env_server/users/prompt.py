@@ -16,7 +16,7 @@ from env_server.llm.endpoint import MalformedOutput
 from env_server.users.base import STOP_MARK, TranscriptMessage
 from shared.tasks import UserSpec
 
-PROMPT_VERSION = "llm-user-v3"
+PROMPT_VERSION = "llm-user-v4"  # v4: tools go with tool_choice "auto"; a blank reply to them is no call
 
 #: The user ends the conversation by writing this; it is stripped from the text the agent sees.
 STOP_TOKEN = STOP_MARK

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from env_server.domain import Instruction
 from env_server.scoring.communicate import communicated
 from env_server.users.base import STOP_MARK, SimulatedUser, TranscriptMessage, UserSide, UserTurn
-from shared.tasks import GoldAction, Task
+from shared.tasks import GoldAction, Task, UserAction
 
 #: What the scripted user says when its script has run out; the conversation is over.
 END_OF_SCRIPT = STOP_MARK
@@ -53,12 +53,10 @@ class ScriptedUser(SimulatedUser):
         said = sum(1 for m in transcript if m.role == "user")
         if said >= len(task.user.script):
             return UserTurn(content=END_OF_SCRIPT, done=True)
-        line = task.user.script[said]
         asked = transcript[-1].content if transcript and transcript[-1].role == "assistant" else ""
         if side is not None:
             _follow_instructions(task, transcript, asked, side)
-        told = isinstance(line, str) or not line.actions or _gives(asked, line.when_told)
-        if not told:
+        if not told(task, said, transcript):
             return UserTurn(content=NOT_TOLD, done=False)
         actions = task.user.actions_at(said)
         if actions:
@@ -102,3 +100,24 @@ def instructed_calls(
 def _gives(message: str, terms: Sequence[str]) -> bool:
     """Whether `message` says every one of `terms` (a line's or an instruction's `when_told`)."""
     return all(communicated(term, [message]) for term in terms)
+
+
+def told(task: Task, index: int, transcript: list[TranscriptMessage]) -> bool:
+    """Whether the agent's last message says every `when_told` term of script line `index` (none: True)."""
+    line = task.user.script[index]
+    if isinstance(line, str) or not line.actions or not line.when_told:
+        return True
+    asked = transcript[-1].content if transcript and transcript[-1].role == "assistant" else ""
+    return _gives(asked, line.when_told)
+
+
+def due_actions(task: Task, transcript: list[TranscriptMessage]) -> list[UserAction]:
+    """The user-tool calls made by the script line answering the agent's last message, as scripted.
+
+    That line is the one after the customer's messages so far; it acts only once the agent said its
+    `when_told` terms. None past the script's end, for a line that only talks, or for one not yet told.
+    """
+    said = sum(1 for m in transcript if m.role == "user")
+    if said >= len(task.user.script) or not told(task, said, transcript):
+        return []
+    return task.user.actions_at(said)

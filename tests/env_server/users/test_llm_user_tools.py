@@ -129,3 +129,125 @@ def test_a_user_that_keeps_calling_tools_answers_in_words_after_four_calls(tmp_p
     assert reply.json()["content"] == "Everything looks normal on my screen."
     assert [e["kind"] for e in events].count("user_tool_call") == 4
     assert ["tools" in r for r in script.requests] == [False, True, True, True, True, False]
+
+
+def _guided_client(tmp_path: Path, base_url: str, **settings: Any) -> TestClient:
+    values: dict[str, Any] = {
+        "store_url": f"sqlite:///{tmp_path}/s.db",
+        "user_base_url": f"{base_url}/v1",
+        "user_model": "edge",
+        "user_max_retries": 0,
+        "user_tool_choice": "guided",
+        **settings,
+    }
+    return TestClient(create_app(Settings(**values), registry=DomainRegistry([domain])))
+
+
+ROUTER_ASK = "Your router is off and on firmware 4.8: restart it, then update it to 5.2."
+
+
+def test_guided_the_scripts_acting_line_forces_each_of_its_tools_by_name(tmp_path: Path) -> None:
+    script = EdgeScript(
+        (200, completion("Hi, my home internet is down.")),
+        (200, tool_call_completion("restart_router", '{"router_id": "RT-0041"}')),
+        (200, tool_call_completion("update_router_firmware", '{"router_id": "RT-0041"}', call_id="c2")),
+        (200, completion("Done: restarted and updated.")),
+    )
+    with serve(edge_app(script)) as url, _guided_client(tmp_path, url) as client:
+        eid = client.post("/v1/episodes", json={"task_id": "telecom-router-004", "user": "llm"}).json()[
+            "episode_id"
+        ]
+        reply = client.post(f"/v1/episodes/{eid}/messages", json={"content": ROUTER_ASK}).json()
+        info = client.get(f"/v1/episodes/{eid}").json()
+        score = client.post(f"/v1/episodes/{eid}/score").json()
+
+    opening, first, second, words = script.requests
+    assert "tools" not in opening and "tools" not in words
+    assert first["tool_choice"] == {"type": "function", "function": {"name": "restart_router"}}
+    assert second["tool_choice"] == {"type": "function", "function": {"name": "update_router_firmware"}}
+    assert {t["function"]["name"] for t in first["tools"]} == {t.name for t in domain.user_tools}
+    properties = [p for t in first["tools"] for p in t["function"]["parameters"]["properties"].values()]
+    bounds = [p["maxLength"] for p in properties if "maxLength" in p]
+    assert bounds and max(bounds) == 1000  # capped for llama.cpp's grammar engine (the tools say 4000)
+    assert [m["role"] for m in words["messages"][-4:]] == ["assistant", "tool", "assistant", "tool"]
+    assert reply == {"content": "Done: restarted and updated.", "done": False}
+    acted = [
+        (e["payload"]["name"], e["payload"]["error"]) for e in info["events"] if e["kind"] == "user_tool_call"
+    ]
+    assert acted == [("restart_router", None), ("update_router_firmware", None)]
+    assert score["reward"] == 1 and score["user_prompt_version"] == "llm-user-v4+guided"
+
+
+def test_guided_a_line_not_yet_told_only_talks_and_a_skipped_forced_call_is_a_backend_error(
+    tmp_path: Path,
+) -> None:
+    script = EdgeScript(
+        (200, completion("Hi, my home internet is down.")),
+        (200, completion("What should I do?")),  # told nothing: only words are asked for
+        (200, completion("I'd rather talk.")),  # forced to call restart_router, the model did not
+    )
+    with serve(edge_app(script)) as url, _guided_client(tmp_path, url) as client:
+        eid = client.post("/v1/episodes", json={"task_id": "telecom-router-004", "user": "llm"}).json()[
+            "episode_id"
+        ]
+        vague = client.post(f"/v1/episodes/{eid}/messages", json={"content": "Please check your router."})
+        assert vague.json()["content"] == "What should I do?" and "tools" not in script.requests[1]
+        eid = client.post("/v1/episodes", json={"task_id": "telecom-router-004", "user": "llm"}).json()[
+            "episode_id"
+        ]
+        refused = client.post(f"/v1/episodes/{eid}/messages", json={"content": ROUTER_ASK})
+        assert refused.status_code == 503 and refused.json()["error"]["code"] == "backend-error"
+        assert (
+            "tool_choice named restart_router but the reply did not call it"
+            in refused.json()["error"]["message"]
+        )
+        assert not [
+            e for e in client.get(f"/v1/episodes/{eid}").json()["events"] if e["kind"] == "user_tool_call"
+        ]
+
+
+def test_auto_sends_tool_choice_and_extra_fields_and_a_blank_acting_reply_is_no_call(tmp_path: Path) -> None:
+    script = EdgeScript(
+        (200, completion("Hi, my phone has no service.")),
+        (200, completion("")),  # llama-cpp-python's chatml-function-calling when the model picks words
+        (200, completion("What is airplane mode?")),
+    )
+    with (
+        serve(edge_app(script)) as url,
+        _guided_client(
+            tmp_path, url, user_tool_choice="auto", user_extra_body={"repeat_penalty": 1.0}
+        ) as client,
+    ):
+        eid = client.post("/v1/episodes", json={"task_id": "telecom-airplane-001", "user": "llm"}).json()[
+            "episode_id"
+        ]
+        reply = client.post(f"/v1/episodes/{eid}/messages", json={"content": "Turn airplane mode off."})
+        events = client.get(f"/v1/episodes/{eid}").json()["events"]
+
+    assert reply.json() == {"content": "What is airplane mode?", "done": False}
+    _, acting, words = script.requests
+    assert acting["tool_choice"] == "auto" and "tools" not in words and "tool_choice" not in words
+    assert all(r["repeat_penalty"] == 1.0 for r in script.requests)
+    assert [e["kind"] for e in events] == ["user_message", "assistant_message", "user_message"]
+
+
+def test_guided_arguments_are_the_models_not_the_scripts(tmp_path: Path) -> None:
+    script = EdgeScript(
+        (200, completion("Hi, my home internet is down.")),
+        (200, tool_call_completion("restart_router", '{"router_id": "RT-9999"}')),
+        (200, tool_call_completion("update_router_firmware", '{"router_id": "RT-9999"}', call_id="c2")),
+        (200, completion("It says there is no such router.")),
+    )
+    with serve(edge_app(script)) as url, _guided_client(tmp_path, url) as client:
+        eid = client.post("/v1/episodes", json={"task_id": "telecom-router-004", "user": "llm"}).json()[
+            "episode_id"
+        ]
+        client.post(f"/v1/episodes/{eid}/messages", json={"content": ROUTER_ASK})
+        info = client.get(f"/v1/episodes/{eid}").json()
+        score = client.post(f"/v1/episodes/{eid}/score").json()
+    acted = [e["payload"] for e in info["events"] if e["kind"] == "user_tool_call"]
+    assert [(a["arguments"], a["error"]) for a in acted] == [
+        ({"router_id": "RT-9999"}, "No router RT-9999"),
+        ({"router_id": "RT-9999"}, "No router RT-9999"),
+    ]
+    assert info["changes"] == [] and score["reward"] == 0
