@@ -8,6 +8,7 @@ import json
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -413,3 +414,21 @@ def test_local_smollm2_keeps_exact_token_ids_and_logprobs() -> None:
     again, _ = asyncio.run(episode())
     assert again.token_ids == first.token_ids and again.context_ids == first.context_ids
     assert again.logprobs == pytest.approx(first.logprobs, abs=1e-3)
+
+
+def test_native_tools_go_with_tool_choice_auto(monkeypatch: pytest.MonkeyPatch) -> None:
+    """llama-cpp-python reads a missing `tool_choice` as "none": the policy says "auto" with its tools."""
+    policy = load_policy("openai:m@http://127.0.0.1:9/v1?tool_format=native")
+    assert isinstance(policy, OpenAIChatPolicy)
+    sent: list[dict[str, Any]] = []
+
+    async def create(**request: Any) -> Any:
+        sent.append(request)
+        message = SimpleNamespace(content="Hello.", tool_calls=None)
+        return SimpleNamespace(choices=[SimpleNamespace(message=message, finish_reason="stop")], usage=None)
+
+    monkeypatch.setattr(policy._client.chat.completions, "create", create)
+    asyncio.run(policy.respond([{"role": "user", "content": "hi"}], TOOLS))
+    asyncio.run(policy.respond([{"role": "user", "content": "hi"}], []))
+    assert sent[0]["tool_choice"] == "auto" and sent[0]["tools"]
+    assert "tool_choice" not in sent[1] and "tools" not in sent[1]

@@ -115,7 +115,9 @@ class OpenAIChatPolicy(Policy):
             "temperature": opts.temperature,
         }
         if tools and not hermes:
-            request["tools"] = openai_tools(tools)
+            # said outright: OpenAI defaults to "auto" with tools, but llama-cpp-python reads a missing
+            # tool_choice as "none" and never shows the model its tools
+            request["tools"], request["tool_choice"] = openai_tools(tools), "auto"
         for key in ("top_p", "max_tokens", "seed"):
             if getattr(opts, key) is not None:
                 request[key] = getattr(opts, key)
