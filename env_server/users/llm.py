@@ -18,9 +18,10 @@ One reply, step by step:
 5. A reply carrying the stop token ends the conversation, unless the agent's last message announced a
    write it has not made this turn: then the user nudges the agent to go ahead instead.
 
-Tool schemas go to the model with string and list bounds capped at `MAX_SCHEMA_BOUND`: llama.cpp's grammar
-engine, which constrains a forced call's arguments to the schema, crashes the server on a bound of about
-2,000 or more (the domains' bound is 4,000). The sandbox still checks the tool's own bounds.
+Tool schemas go to the model with string and list bounds capped at `LLAMA_CPP_SCHEMA_BOUND`
+(`shared.schema_bounds`): llama.cpp's grammar engine, which constrains a call's arguments to the schema,
+crashes the server on a bound of about 2,000 or more (the domains' bound is 4,000). The sandbox still
+checks the tool's own bounds.
 """
 
 from __future__ import annotations
@@ -41,12 +42,11 @@ from env_server.users.prompt import (
 )
 from env_server.users.scripted import due_actions
 from shared.models import ToolCallResult
+from shared.schema_bounds import LLAMA_CPP_SCHEMA_BOUND, bounded
 from shared.tasks import Task
 
 #: The most user-tool calls one reply may make: a model looping on its tools still answers in words.
 MAX_USER_CALLS = 4
-#: The largest `maxLength` / `maxItems` a tool schema offered to the user model keeps (see the module).
-MAX_SCHEMA_BOUND = 1_000
 #: How the user calls its tools: the model decides (`auto`), or the script does (`guided`).
 ToolChoice = Literal["auto", "guided"]
 
@@ -124,7 +124,7 @@ class LLMUser(SimulatedUser):
         said = sum(1 for m in transcript if m.role == "user")
         if said >= self.max_user_turns:
             return UserTurn(content=STOP_TOKEN, done=True)
-        tools = [_bounded(t) for t in side.tools()] if side is not None else []
+        tools = [bounded(t, LLAMA_CPP_SCHEMA_BOUND) for t in side.tools()] if side is not None else []
         forced = [a.name for a in due_actions(task, transcript)] if self.tool_choice == "guided" else []
         acting = bool(tools) and (self.tool_choice == "auto" or bool(forced))
         messages = build_messages(task.user, transcript, acting=acting)
@@ -228,20 +228,6 @@ def _run_calls(messages: list[dict[str, Any]], text: str, calls: list[ModelToolC
     for call in calls:
         result = _run(side, call)
         messages.append({"role": "tool", "tool_call_id": call.id, "content": _tool_message(result)})
-
-
-def _bounded(schema: Any) -> Any:
-    """A copy of a tool schema with every `maxLength` / `maxItems` capped at `MAX_SCHEMA_BOUND`."""
-    if isinstance(schema, dict):
-        return {
-            k: min(v, MAX_SCHEMA_BOUND)
-            if k in ("maxLength", "maxItems") and isinstance(v, int)
-            else _bounded(v)
-            for k, v in schema.items()
-        }
-    if isinstance(schema, list):
-        return [_bounded(v) for v in schema]
-    return schema
 
 
 def _run(side: UserSide, call: ModelToolCall) -> ToolCallResult:

@@ -432,3 +432,23 @@ def test_native_tools_go_with_tool_choice_auto(monkeypatch: pytest.MonkeyPatch) 
     asyncio.run(policy.respond([{"role": "user", "content": "hi"}], []))
     assert sent[0]["tool_choice"] == "auto" and sent[0]["tools"]
     assert "tool_choice" not in sent[1] and "tools" not in sent[1]
+
+
+def test_schema_bound_caps_what_the_model_is_offered(monkeypatch: pytest.MonkeyPatch) -> None:
+    """llama.cpp fails on 4,000-character schema bounds: `schema_bound` caps them in the request only."""
+    properties = {"note": {"type": "string", "maxLength": 4000}, "tags": {"type": "array", "maxItems": 50}}
+    long = [{"type": "function", "function": {"name": "f", "parameters": {"properties": properties}}}]
+    policy = load_policy("openai:m@http://127.0.0.1:9/v1?tool_format=native&schema_bound=1000")
+    assert isinstance(policy, OpenAIChatPolicy)
+    sent: list[dict[str, Any]] = []
+
+    async def create(**request: Any) -> Any:
+        sent.append(request)
+        message = SimpleNamespace(content="Hello.", tool_calls=None)
+        return SimpleNamespace(choices=[SimpleNamespace(message=message, finish_reason="stop")], usage=None)
+
+    monkeypatch.setattr(policy._client.chat.completions, "create", create)
+    asyncio.run(policy.respond([{"role": "user", "content": "hi"}], long))
+    offered = sent[0]["tools"][0]["function"]["parameters"]["properties"]
+    assert offered["note"]["maxLength"] == 1000 and offered["tags"]["maxItems"] == 50
+    assert properties["note"]["maxLength"] == 4000  # the caller's schema is not mutated

@@ -25,6 +25,7 @@ import openai
 from openai import AsyncOpenAI
 from pydantic import Field
 
+from shared.schema_bounds import bounded
 from shared.strict_model import StrictModel
 from trainer.policies._hermes import parse_tool_calls, to_hermes_messages
 from trainer.policies.base import (
@@ -69,6 +70,10 @@ class OpenAIChatOptions(StrictModel):
     """Retries of the `openai` client itself (connection errors, 408/409/429, 5xx) before a turn fails."""
     tool_format: Literal["auto", "native", "hermes"] = "auto"
     """How tools are offered and calls read (see the module docstring)."""
+    schema_bound: int | None = Field(default=None, ge=1)
+    """Cap every `maxLength` / `maxItems` of the tools' schemas at this (native tools): llama.cpp compiles a
+    schema into a grammar and fails on the domains' 4,000-character bounds; 1000 works (see
+    `shared.schema_bounds`). The server still checks the real bounds."""
 
 
 class OpenAIChatPolicy(Policy):
@@ -117,7 +122,10 @@ class OpenAIChatPolicy(Policy):
         if tools and not hermes:
             # said outright: OpenAI defaults to "auto" with tools, but llama-cpp-python reads a missing
             # tool_choice as "none" and never shows the model its tools
-            request["tools"], request["tool_choice"] = openai_tools(tools), "auto"
+            offered = openai_tools(tools)
+            if opts.schema_bound is not None:
+                offered = bounded(offered, opts.schema_bound)
+            request["tools"], request["tool_choice"] = offered, "auto"
         for key in ("top_p", "max_tokens", "seed"):
             if getattr(opts, key) is not None:
                 request[key] = getattr(opts, key)
