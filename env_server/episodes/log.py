@@ -18,7 +18,7 @@ from env_server.store.events import (
     UserMessageEvent,
     UserToolCallEvent,
 )
-from env_server.users.base import TranscriptMessage
+from env_server.users.base import CustomerAct, TranscriptMessage
 
 
 @dataclass(frozen=True)
@@ -28,14 +28,22 @@ class EpisodeLog:
     events: Sequence[LoggedEvent]
 
     def transcript(self) -> list[TranscriptMessage]:
-        """The conversation as the user saw it: messages only, never tool calls."""
-        return [
-            TranscriptMessage(
-                role="user" if isinstance(e.event, UserMessageEvent) else "assistant", content=e.event.content
-            )
-            for e in self.events
-            if isinstance(e.event, UserMessageEvent | AssistantMessageEvent)
-        ]
+        """The conversation as the user saw it: messages, never the agent's tool calls.
+
+        Each user message carries the customer's own calls made since the message before it (`did`).
+        """
+        out: list[TranscriptMessage] = []
+        acts: list[CustomerAct] = []
+        for e in self.events:
+            event = e.event
+            if isinstance(event, UserToolCallEvent):
+                acts.append(CustomerAct(event.name, dict(event.arguments), event.output, event.error))
+            elif isinstance(event, UserMessageEvent):
+                out.append(TranscriptMessage("user", event.content, tuple(acts)))
+                acts = []
+            elif isinstance(event, AssistantMessageEvent):
+                out.append(TranscriptMessage("assistant", event.content))
+        return out
 
     def chat(self) -> list[dict[str, str]]:
         """The transcript as chat messages (`role`, `content`), as scoring and the judge read it."""

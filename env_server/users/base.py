@@ -13,11 +13,26 @@ from shared.tasks import Task
 
 
 @dataclass(frozen=True)
+class CustomerAct:
+    """A call the customer made on their own side (dual control), as they remember it, with its result."""
+
+    name: str
+    arguments: dict[str, Any]
+    output: Any = None
+    error: str | None = None
+
+
+@dataclass(frozen=True)
 class TranscriptMessage:
-    """One message of the conversation as the user sees it (never tool calls or tool outputs)."""
+    """One message of the conversation as the user sees it (never the agent's tool calls or outputs).
+
+    `did` holds the customer's own calls made just before saying a user message (dual control), so a
+    model playing the customer remembers, turns later, that it already restarted the router.
+    """
 
     role: Literal["user", "assistant"]
     content: str
+    did: tuple[CustomerAct, ...] = ()
 
 
 #: What a simulated user says to end the conversation: the marker, never a message anyone reads.

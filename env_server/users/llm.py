@@ -31,11 +31,12 @@ from collections.abc import Callable
 from typing import Any, Literal
 
 from env_server.llm.endpoint import ChatEndpoint, LLMEndpoint, MalformedOutput, ModelToolCall
-from env_server.users.base import SimulatedUser, TranscriptMessage, UserSide, UserTurn
+from env_server.users.base import CustomerAct, SimulatedUser, TranscriptMessage, UserSide, UserTurn
 from env_server.users.prompt import (
     NUDGE,
     PROMPT_VERSION,
     STOP_TOKEN,
+    act_result,
     build_messages,
     parse_reply,
     premature_stop,
@@ -246,6 +247,5 @@ def _run(side: UserSide, call: ModelToolCall) -> ToolCallResult:
 
 
 def _tool_message(result: ToolCallResult) -> str:
-    """What the model reads back from its call: the output, or the error."""
-    body = {"error": result.error} if result.error is not None else {"output": result.output}
-    return json.dumps(body, ensure_ascii=False, default=str)
+    """What the model reads back from its call: the output, or the error (as it will in later turns)."""
+    return act_result(CustomerAct(result.name, {}, result.output, result.error))

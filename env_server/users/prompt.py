@@ -13,10 +13,11 @@ from collections.abc import Sequence
 from typing import Any
 
 from env_server.llm.endpoint import MalformedOutput
-from env_server.users.base import STOP_MARK, TranscriptMessage
+from env_server.users.base import STOP_MARK, CustomerAct, TranscriptMessage
 from shared.tasks import UserSpec
 
-PROMPT_VERSION = "llm-user-v4"  # v4: tools go with tool_choice "auto"; a blank reply to them is no call
+PROMPT_VERSION = "llm-user-v5"  # v5: the customer's own earlier calls are in its history
+# v4: tools go with tool_choice "auto"; a blank reply to them is no call
 
 #: The user ends the conversation by writing this; it is stripped from the text the agent sees.
 STOP_TOKEN = STOP_MARK
@@ -91,9 +92,35 @@ def build_messages(
         {"role": "system", "content": system_prompt(spec, acting)},
         {"role": "user", "content": GREETING},
     ]
-    for m in transcript:
+    for k, m in enumerate(transcript):
+        if m.did:  # the customer's own earlier calls, as the model made them, so it remembers them
+            ids = [f"past-{k}-{j}" for j in range(len(m.did))]
+            messages.append(
+                {
+                    "role": "assistant",
+                    "content": "",
+                    "tool_calls": [
+                        {
+                            "id": i,
+                            "type": "function",
+                            "function": {"name": a.name, "arguments": json.dumps(a.arguments)},
+                        }
+                        for i, a in zip(ids, m.did, strict=True)
+                    ],
+                }
+            )
+            messages += [
+                {"role": "tool", "tool_call_id": i, "content": act_result(a)}
+                for i, a in zip(ids, m.did, strict=True)
+            ]
         messages.append({"role": "assistant" if m.role == "user" else "user", "content": m.content})
     return messages
+
+
+def act_result(act: CustomerAct) -> str:
+    """What the model reads back from one of its calls: the output, or the error (JSON)."""
+    body = {"error": act.error} if act.error is not None else {"output": act.output}
+    return json.dumps(body, ensure_ascii=False, default=str)
 
 
 def parse_reply(text: str) -> tuple[str, bool]:

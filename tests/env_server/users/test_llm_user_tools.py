@@ -175,7 +175,7 @@ def test_guided_the_scripts_acting_line_forces_each_of_its_tools_by_name(tmp_pat
         (e["payload"]["name"], e["payload"]["error"]) for e in info["events"] if e["kind"] == "user_tool_call"
     ]
     assert acted == [("restart_router", None), ("update_router_firmware", None)]
-    assert score["reward"] == 1 and score["user_prompt_version"] == "llm-user-v4+guided"
+    assert score["reward"] == 1 and score["user_prompt_version"] == "llm-user-v5+guided"
 
 
 def test_guided_a_line_not_yet_told_only_talks_and_a_skipped_forced_call_is_a_backend_error(
@@ -251,3 +251,33 @@ def test_guided_arguments_are_the_models_not_the_scripts(tmp_path: Path) -> None
         ({"router_id": "RT-9999"}, "No router RT-9999"),
     ]
     assert info["changes"] == [] and score["reward"] == 0
+
+
+def test_the_llm_user_remembers_its_own_calls_in_later_turns(tmp_path: Path) -> None:
+    """A later request's history holds the customer's earlier call and its result, before the words."""
+    script = EdgeScript(
+        (200, completion("Hi, my phone 0488 907 866 has no service.")),
+        (200, tool_call_completion("set_airplane_mode", '{"device_id": "DV-0012", "on": false}')),
+        (200, completion("I switched airplane mode off.")),
+        (200, completion("Yes, I already did that.")),
+    )
+    with serve(edge_app(script)) as url, _client(tmp_path, url) as client:
+        started = client.post("/v1/episodes", json={"task_id": "telecom-airplane-001", "user": "llm"}).json()
+        eid = started["episode_id"]
+        client.post(f"/v1/episodes/{eid}/messages", json={"content": "Please turn airplane mode off."})
+        client.post(f"/v1/episodes/{eid}/messages", json={"content": "Did you switch airplane mode off?"})
+
+    later = script.requests[3]["messages"]
+    remembered = next(i for i, m in enumerate(later) if m.get("tool_calls"))
+    call, result, words = later[remembered : remembered + 3]
+    assert call["role"] == "assistant" and call["content"] == ""
+    assert call["tool_calls"][0]["function"]["name"] == "set_airplane_mode"
+    assert json.loads(call["tool_calls"][0]["function"]["arguments"]) == {"device_id": "DV-0012", "on": False}
+    assert result == {
+        "role": "tool",
+        "tool_call_id": call["tool_calls"][0]["id"],
+        "content": result["content"],
+    }
+    assert json.loads(result["content"])["output"]["airplane_mode"] is False
+    assert words == {"role": "assistant", "content": "I switched airplane mode off."}
+    assert later[-1] == {"role": "user", "content": "Did you switch airplane mode off?"}
