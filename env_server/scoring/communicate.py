@@ -88,6 +88,15 @@ _CLAUSE_BREAK = re.compile(r"[.;:!?()\n]|,|\s[-–—]\s|[–—]")
 _LIST_MARK = re.compile(r"[,/&|+;\-–]")
 
 
+def _valued(hay: list[Token], occ: Occurrence) -> int:
+    """The index of the item's value in an occurrence: its first token that is not a word.
+
+    An item with a number (its value) may open with words ("Mobile 10"): the value is what rivals, lists
+    and sprays are counted by, never the word before it.
+    """
+    return next((i for i in range(occ.start, occ.end) if group(hay[i]) != "word"), occ.start)
+
+
 def group(token: Token) -> str:
     """The kind of value a token counts against: amounts and counts together, dates, ids, words."""
     if token.kind in ("money", "percent", "number"):
@@ -334,7 +343,7 @@ class Conversation:
             }
             rival: Callable[[int, int], bool] = lambda r, i: (r, i) in term_ends  # noqa: E731
         else:
-            first = hay[occ.start]
+            first = hay[_valued(hay, occ)]
             rival = lambda r, i: (  # noqa: E731  # a value of the same kind, not the fact repeated
                 message.readings[r][i].kind == first.kind and message.readings[r][i].value != first.value
             )
@@ -344,9 +353,10 @@ class Conversation:
             if first_answer is not None and first_answer != "item":
                 return f"the agent's first answer of this kind was '{first_answer}'"
             return None
-        kind = group(hay[occ.start])
+        at = _valued(hay, occ)
+        kind = group(hay[at])
         values = message.values(kind)
-        own = next(v for v, o in values if o.start <= occ.start < o.end)
+        own = next(v for v, o in values if o.start <= at < o.end)
         others = {v for v, o in values if v != own and message.negated(o) is None}
         if len(others) > MAX_RIVALS:
             return f"stated beside {len(others)} other values of its kind (at most {MAX_RIVALS})"
@@ -366,7 +376,8 @@ class Conversation:
         return None
 
     def _spray(self, message: SaidMessage, occ: Occurrence) -> str | None:
-        kind = group(message.readings[occ.reading][occ.start])
+        hay = message.readings[occ.reading]
+        kind = group(hay[_valued(hay, occ)])
         distinct = {v for m in self.messages if m.role == "assistant" for v, _ in m.values(kind)}
         if len(distinct) > MAX_DISTINCT:
             return (

@@ -208,3 +208,17 @@ def test_an_amount_is_never_read_as_a_word_of_an_enumerated_term() -> None:
     vocab = Vocabulary((frozenset({"25/50/25", "250/500/250"}),))
     said = [OPENING, *(Message("assistant", f"It is {v}.") for v in ("25000", "$344", "$250"))]
     assert not Conversation(said, vocab).told("$250").passed
+
+
+@pytest.mark.parametrize(
+    ("said", "passed"),
+    [
+        ("Your number is on Mobile 10. A line only changes to a plan of its own kind.", True),
+        ("You're on the Mobile 10 plan, so that switch isn't possible.", True),
+        ("Mobile 10, Mobile 30, Mobile 45, Mobile 60: one of those is your plan.", False),
+    ],
+)
+def test_an_item_that_opens_with_words_is_judged_by_its_value(said: str, passed: bool) -> None:
+    """ "Mobile 10" is a value (10) after a word: rivals and lists are counted by the 10, and no message
+    an agent sends may crash the scorer (it once raised StopIteration: a backend error the agent caused)."""
+    assert told("Mobile 10", said).passed is passed
