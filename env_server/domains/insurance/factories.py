@@ -14,7 +14,15 @@ from dataclasses import dataclass
 from datetime import date
 
 from env_server.domain import EntitySpec
-from env_server.domains.insurance.models import BillingAccount, Claim, Customer, Driver, Policy, Vehicle
+from env_server.domains.insurance.models import (
+    BillingAccount,
+    Claim,
+    Customer,
+    Driver,
+    Payment,
+    Policy,
+    Vehicle,
+)
 
 
 @dataclass
@@ -103,6 +111,17 @@ class BillingAccountSpec(EntitySpec[BillingAccount], model=BillingAccount):
     autopay: bool
     past_due_cents: int
     next_due_date: date
+
+
+@dataclass
+class PaymentSpec(EntitySpec[Payment], model=Payment):
+    """A payment charged to a billing account's method on file."""
+
+    payment_id: str
+    billing_account_id: str
+    amount_cents: int
+    paid_on: date
+    method: str
 
 
 @dataclass

@@ -18,6 +18,7 @@ from env_server.domains.insurance.factories import (
     BillingAccountSpec,
     ClaimSpec,
     CustomerSpec,
+    PaymentSpec,
     PolicySpec,
     VehicleSpec,
     driver,
@@ -345,13 +346,13 @@ def _billing(rng: random.Random, policy: Policy, next_id: _NextId) -> BillingAcc
 def _payments(rng: random.Random, policy: Policy, account: BillingAccount, next_id: _NextId) -> list[Payment]:
     months = rng.randint(1, 2) if policy.status in ("active", "grace") else rng.randint(0, 1)
     return [
-        Payment(
+        PaymentSpec(
             payment_id=next_id("PAY"),
             billing_account_id=account.billing_account_id,
             amount_cents=policy.monthly_premium_cents,
             paid_on=account.next_due_date - timedelta(days=30 * (k + 1)),
             method=account.payment_method,
-        )
+        ).orm()
         for k in range(months)
     ]
 

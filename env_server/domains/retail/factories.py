@@ -1,7 +1,8 @@
 """Retail entities, written once, for the seed (ORM rows), the families (patch rows) and the tool tests.
 
-A customer and their stored payment methods, an order with its lines, its payment and its shipment: each is
-a spec of its table's columns, and what follows from other values is derived once here (a method's label
+The catalogue's tiers, products and promotions (their rows are in `catalog.py`), a customer and their
+stored payment methods, an order with its lines, its payment and its shipment: each is a spec of its
+table's columns, and what follows from other values is derived once here (a method's label
 from its kind, an order's shipping and total from its subtotal and discount, a payment from its order). The
 drawing builders (`phone`, `method_label`) draw from the caller's RNG in the order the seed and the families
 always drew, so the seed's rows and the generated tasks stay the same.
@@ -14,13 +15,15 @@ from dataclasses import dataclass
 from datetime import date, datetime
 
 from env_server.domain import EntitySpec
-from env_server.domains.retail.catalog import FREE_SHIPPING_FROM_CENTS, SHIPPING_CENTS
 from env_server.domains.retail.models import (
     Customer,
+    MembershipTier,
     Order,
     OrderItem,
     Payment,
     PaymentMethod,
+    Product,
+    Promotion,
     Refund,
     Shipment,
     StoreCredit,
@@ -28,6 +31,49 @@ from env_server.domains.retail.models import (
 )
 
 CARD_BRANDS = ("Visa", "Mastercard", "Amex", "Discover")
+#: Orders with a subtotal from this amount ship free; below it shipping costs `SHIPPING_CENTS`.
+FREE_SHIPPING_FROM_CENTS = 5000
+SHIPPING_CENTS = 599
+
+
+@dataclass
+class TierSpec(EntitySpec[MembershipTier], model=MembershipTier):
+    """A membership tier and its benefits (return window, fee waiver, warranty extension, price cover)."""
+
+    code: str
+    name: str
+    rank: int
+    return_window_days: int
+    return_fee_waived: bool
+    warranty_extension_months: int
+    price_protection: bool
+
+
+@dataclass
+class ProductSpec(EntitySpec[Product], model=Product):
+    """A catalogue product: today's price in cents, warranty months and the final-sale flag."""
+
+    id: str
+    name: str
+    brand: str
+    category: str
+    price_cents: int
+    warranty_months: int
+    final_sale: bool = False
+
+
+@dataclass
+class PromotionSpec(EntitySpec[Promotion], model=Promotion):
+    """A promo code: percent or fixed amount off, minimum subtotal, minimum tier and validity dates."""
+
+    code: str
+    description: str
+    percent_off: int | None
+    amount_off_cents: int | None
+    min_subtotal_cents: int
+    min_tier: str | None
+    valid_from: date
+    valid_until: date
 
 
 @dataclass

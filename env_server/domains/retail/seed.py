@@ -21,13 +21,13 @@ from env_server.domains.retail.catalog import (
     PROMOTIONS,
     RETURN_FEE_CENTS,
     TIERS,
-    ProductRow,
-    PromotionRow,
 )
 from env_server.domains.retail.factories import (
     CustomerSpec,
     OrderItemSpec,
     PaymentMethodSpec,
+    ProductSpec,
+    PromotionSpec,
     RefundSpec,
     ShipmentSpec,
     WarrantyClaimSpec,
@@ -41,13 +41,10 @@ from env_server.domains.retail.models import (
     ApprovalRequest,
     Customer,
     InventoryLevel,
-    MembershipTier,
     Order,
     OrderItem,
     Payment,
     PaymentMethod,
-    Product,
-    Promotion,
     Refund,
     Return,
     Shipment,
@@ -148,9 +145,9 @@ def seed(session: Session, rng: random.Random) -> None:
         session: a session on a database with the retail tables created and empty.
         rng: the only source of randomness.
     """
-    session.add_all(MembershipTier(**t._asdict()) for t in TIERS)
-    session.add_all(Product(**p._asdict()) for p in PRODUCTS)
-    session.add_all(Promotion(**p._asdict()) for p in PROMOTIONS)
+    session.add_all(t.orm() for t in TIERS)
+    session.add_all(p.orm() for p in PRODUCTS)
+    session.add_all(p.orm() for p in PROMOTIONS)
     session.flush()
     history = _History()
     accounts = _customers(history, rng)
@@ -257,7 +254,7 @@ def _order(
         _after_sales(history, rng, customer, order, items, method.id, shipment.delivered_on)
 
 
-def _item(history: _History, rng: random.Random, order_id: str, product: ProductRow) -> OrderItem:
+def _item(history: _History, rng: random.Random, order_id: str, product: ProductSpec) -> OrderItem:
     cheap = product.price_cents < 10000
     markup = rng.choice((0, 0, 0, 0, 1000, 2000)) if product.price_cents > 20000 else 0
     item = OrderItemSpec(
@@ -273,7 +270,7 @@ def _item(history: _History, rng: random.Random, order_id: str, product: Product
     return item
 
 
-def _eligible_promo(rng: random.Random, day: date, subtotal: int, tier: str) -> PromotionRow | None:
+def _eligible_promo(rng: random.Random, day: date, subtotal: int, tier: str) -> PromotionSpec | None:
     ranks = {t.code: t.rank for t in TIERS}
     eligible = [
         p

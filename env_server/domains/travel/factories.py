@@ -17,6 +17,7 @@ from env_server.domains.travel.models import (
     Baggage,
     Flight,
     LoyaltyAccount,
+    MileageTransaction,
     Passenger,
     Payment,
     PaymentMethod,
@@ -61,6 +62,19 @@ class LoyaltyAccountSpec(EntitySpec[LoyaltyAccount], model=LoyaltyAccount):
     tier: str
     miles_balance: int
     enrolled_on: date
+
+
+@dataclass
+class MileageTransactionSpec(EntitySpec[MileageTransaction], model=MileageTransaction):
+    """Miles earned (positive) or spent (negative) on a loyalty account, with the flight earned on."""
+
+    transaction_id: str
+    loyalty_id: str
+    reservation_id: str | None
+    flight_id: str | None
+    kind: str
+    miles: int
+    created_at: datetime
 
 
 @dataclass

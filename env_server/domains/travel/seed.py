@@ -18,6 +18,7 @@ from env_server.domains.travel.factories import (
     BaggageSpec,
     FlightSpec,
     LoyaltyAccountSpec,
+    MileageTransactionSpec,
     PassengerSpec,
     PaymentMethodSpec,
     PaymentSpec,
@@ -44,7 +45,6 @@ from env_server.domains.travel.models import (
     Flight,
     FlightAlert,
     LoyaltyAccount,
-    MileageTransaction,
     Passenger,
     Payment,
     PaymentMethod,
@@ -530,7 +530,7 @@ def _after_travel(
     for flight in legs:
         if flight.status == "landed" and account and holder_flew and rng.random() < 0.85:
             world.rows.append(
-                MileageTransaction(
+                MileageTransactionSpec(
                     transaction_id=ids.next("MT"),
                     loyalty_id=account.loyalty_id,
                     reservation_id=reservation.reservation_id,
@@ -538,7 +538,7 @@ def _after_travel(
                     kind="flight",
                     miles=flight_miles(flight.distance_miles, fare.miles_pct),
                     created_at=min(NOW, flight.arrival_at + timedelta(minutes=flight.delay_minutes + 180)),
-                )
+                ).orm()
             )
         if flight.disruption_cause not in CONTROLLABLE or rng.random() < 0.6:
             continue

@@ -8,11 +8,12 @@ from __future__ import annotations
 
 from datetime import date
 
-from env_server.domains.retail.catalog import NOW, TIERS, TierRow
+from env_server.domains.retail.catalog import NOW, TIERS
+from env_server.domains.retail.factories import TierSpec
 
 TODAY = NOW.date()
 #: Tier code -> benefits (return window, fee waiver, warranty extension, price protection).
-TIER: dict[str, TierRow] = {t.code: t for t in TIERS}
+TIER: dict[str, TierSpec] = {t.code: t for t in TIERS}
 TIER_CODES = tuple(TIER)
 #: Rule 8: a refund (or a return's refund) above this needs supervisor approval.
 APPROVAL_LIMIT_CENTS = 100_000
