@@ -88,6 +88,10 @@ class _Account:
         h = self.holder
         return call("verify_customer", customer_id=h.customer_id, full_name=h.full_name, pin=h.pin)
 
+    def identity_line(self) -> str:
+        """The customer's answer when the agent asks who they are."""
+        return f"{self.holder.full_name}, PIN {self.holder.pin}."
+
     def known(self, **more: str) -> dict[str, str]:
         n = self.number
         said = f"{n[:4]} {n[4:7]} {n[7:]}"
@@ -254,9 +258,7 @@ def credit_elsewhere(ctx: ScenarioContext) -> Task:
         user=user_spec(
             f"{acc.holder.full_name}, a customer; {ctx.rng.choice(_MOODS)}",
             f"Get a credit for the {there} outage in November",
-            conversation(
-                ask, identity=f"{acc.holder.full_name}, PIN {acc.holder.pin}.", yes="I see. Fine then."
-            ),
+            conversation(ask, identity=acc.identity_line(), yes="I see. Fine then."),
             known,
             instructions="Accept the agent's answer if it explains why no credit is due.",
         ),
@@ -377,7 +379,7 @@ def plan_change(ctx: ScenarioContext) -> Task:
             conversation(
                 f"Hi, I'd like to switch my {what} from {ln.plan['name']} to {to['name']}. "
                 f"My mobile number is {known['mobile_number']}.",
-                identity=f"{acc.holder.full_name}, PIN {acc.holder.pin}.",
+                identity=acc.identity_line(),
                 yes="Yes, switch me.",
                 then=["Great, thanks."],
                 thanks="Bye.",
@@ -486,7 +488,7 @@ def outage_credit(ctx: ScenarioContext) -> Task:
             conversation(
                 f"Hi, my {what} didn't work in November during your outage. I'd like a credit. My mobile "
                 f"number is {known['mobile_number']}.",
-                identity=f"{acc.holder.full_name}, PIN {acc.holder.pin}.",
+                identity=acc.identity_line(),
                 yes="Yes, please.",
                 then=["Thank you."],
                 thanks="Bye.",
@@ -535,7 +537,7 @@ def sim_unblock(ctx: ScenarioContext) -> Task:
             [
                 f"Hi, I typed my SIM PIN wrong three times and my phone {known['mobile_number']} now asks "
                 "for a PUK. Can you help?",
-                f"{acc.holder.full_name}, PIN {acc.holder.pin}.",
+                acc.identity_line(),
                 typed,
                 THANKS,
             ],
@@ -578,7 +580,7 @@ def lost_phone(ctx: ScenarioContext) -> Task:
             conversation(
                 f"Hi, I {what}. The number is {known['mobile_number']}. Please block it so nobody can use "
                 "it.",
-                identity=f"{acc.holder.full_name}, PIN {acc.holder.pin}.",
+                identity=acc.identity_line(),
                 yes="Yes, please suspend it.",
                 then=["Thanks."],
                 thanks="Bye.",
