@@ -6,15 +6,12 @@ viewer, and the validation that proves a dual-control task needs the customer's 
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
-from sqlalchemy import select
 
-from env_server.app import create_app
 from env_server.domain import load_task_text
 from env_server.domain.registry import DomainRegistry
 from env_server.domains.telecom import domain
@@ -23,8 +20,6 @@ from env_server.errors import TaskInvalidError
 from env_server.execution import user_tools
 from env_server.sandbox import make_sandbox_engine
 from env_server.scoring.scorer import Scorer
-from env_server.settings import Settings
-from env_server.store import EpisodeRecord
 from env_server.users.scripted import NOT_TOLD
 from env_server.validation import validate_task
 from shared.tasks import ScriptLine
@@ -34,21 +29,6 @@ TASK = "telecom-airplane-001"
 REPLY = "Your phone is in airplane mode, so it cannot reach our network; turn airplane mode off."
 USER_TOOLS = {t.name for t in domain.user_tools}
 TASKS = Path(__file__).parents[4] / "env_server" / "domains" / "telecom" / "tasks"
-
-
-@pytest.fixture
-def client(tmp_path: Path, sandbox_url: str) -> Iterator[TestClient]:
-    """An app serving the telecom domain, its sandboxes on each backend."""
-    settings = Settings(store_url=f"sqlite:///{tmp_path}/store.db", sandbox_url=sandbox_url)
-    with TestClient(create_app(settings, registry=DomainRegistry([domain]))) as c:
-        yield c
-        service = c.app.state.episodes  # type: ignore[attr-defined]
-        with service.store.session() as session:  # free the sandboxes of episodes left open (PostgreSQL)
-            open_ids = session.scalars(
-                select(EpisodeRecord.id).where(EpisodeRecord.disposed.is_(False))
-            ).all()
-        for episode_id in open_ids:
-            service.dispose(episode_id)
 
 
 def _start(client: TestClient, task_id: str = TASK) -> dict[str, Any]:

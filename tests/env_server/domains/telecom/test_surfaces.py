@@ -18,13 +18,8 @@ from typing import Any
 import httpx
 import pytest
 from fastapi.testclient import TestClient
-from sqlalchemy import select
 
-from env_server.app import create_app
-from env_server.domain.registry import DomainRegistry
 from env_server.domains.telecom import domain
-from env_server.settings import Settings
-from env_server.store import EpisodeRecord
 from tests.env_server.api.conftest import openenv_python as openenv_python  # OpenEnv's client's venv
 from tests.live_server import serve_process
 
@@ -32,23 +27,6 @@ TASK = "telecom-router-004"  # two customer actions, in order: restart the route
 USER_TOOLS = {t.name for t in domain.user_tools}
 ROOT = Path(__file__).parents[4]
 HEADERS = {"accept": "application/json, text/event-stream"}
-
-
-@pytest.fixture
-def client(tmp_path: Path, sandbox_url: str) -> Iterator[TestClient]:
-    """The telecom domain on each backend; MCP accepts the test client's host."""
-    settings = Settings(
-        store_url=f"sqlite:///{tmp_path}/store.db", sandbox_url=sandbox_url, mcp_allowed_hosts=["testserver"]
-    )
-    with TestClient(create_app(settings, registry=DomainRegistry([domain]))) as c:
-        yield c
-        service = c.app.state.episodes  # type: ignore[attr-defined]
-        with service.store.session() as session:  # free the sandboxes of episodes left open (PostgreSQL)
-            open_ids = session.scalars(
-                select(EpisodeRecord.id).where(EpisodeRecord.disposed.is_(False))
-            ).all()
-        for episode_id in open_ids:
-            service.dispose(episode_id)
 
 
 def _agent_steps(client: TestClient) -> list[dict[str, Any]]:
