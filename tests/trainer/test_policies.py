@@ -416,10 +416,8 @@ def test_local_smollm2_keeps_exact_token_ids_and_logprobs() -> None:
     assert again.logprobs == pytest.approx(first.logprobs, abs=1e-3)
 
 
-def test_native_tools_go_with_tool_choice_auto(monkeypatch: pytest.MonkeyPatch) -> None:
-    """llama-cpp-python reads a missing `tool_choice` as "none": the policy says "auto" with its tools."""
-    policy = load_policy("openai:m@http://127.0.0.1:9/v1?tool_format=native")
-    assert isinstance(policy, OpenAIChatPolicy)
+def _recorded_requests(policy: OpenAIChatPolicy, monkeypatch: pytest.MonkeyPatch) -> list[dict[str, Any]]:
+    """The requests `policy` sends from now on, each answered "Hello." without a call (no endpoint)."""
     sent: list[dict[str, Any]] = []
 
     async def create(**request: Any) -> Any:
@@ -428,6 +426,14 @@ def test_native_tools_go_with_tool_choice_auto(monkeypatch: pytest.MonkeyPatch) 
         return SimpleNamespace(choices=[SimpleNamespace(message=message, finish_reason="stop")], usage=None)
 
     monkeypatch.setattr(policy._client.chat.completions, "create", create)
+    return sent
+
+
+def test_native_tools_go_with_tool_choice_auto(monkeypatch: pytest.MonkeyPatch) -> None:
+    """llama-cpp-python reads a missing `tool_choice` as "none": the policy says "auto" with its tools."""
+    policy = load_policy("openai:m@http://127.0.0.1:9/v1?tool_format=native")
+    assert isinstance(policy, OpenAIChatPolicy)
+    sent = _recorded_requests(policy, monkeypatch)
     asyncio.run(policy.respond([{"role": "user", "content": "hi"}], TOOLS))
     asyncio.run(policy.respond([{"role": "user", "content": "hi"}], []))
     assert sent[0]["tool_choice"] == "auto" and sent[0]["tools"]
@@ -440,14 +446,7 @@ def test_schema_bound_caps_what_the_model_is_offered(monkeypatch: pytest.MonkeyP
     long = [{"type": "function", "function": {"name": "f", "parameters": {"properties": properties}}}]
     policy = load_policy("openai:m@http://127.0.0.1:9/v1?tool_format=native&schema_bound=1000")
     assert isinstance(policy, OpenAIChatPolicy)
-    sent: list[dict[str, Any]] = []
-
-    async def create(**request: Any) -> Any:
-        sent.append(request)
-        message = SimpleNamespace(content="Hello.", tool_calls=None)
-        return SimpleNamespace(choices=[SimpleNamespace(message=message, finish_reason="stop")], usage=None)
-
-    monkeypatch.setattr(policy._client.chat.completions, "create", create)
+    sent = _recorded_requests(policy, monkeypatch)
     asyncio.run(policy.respond([{"role": "user", "content": "hi"}], long))
     offered = sent[0]["tools"][0]["function"]["parameters"]["properties"]
     assert offered["note"]["maxLength"] == 1000 and offered["tags"]["maxItems"] == 50
