@@ -7,52 +7,36 @@ turns, so the group holds one episode that scores 1 and one silent episode that 
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 pytest.importorskip("transformers")
 
-from env_server.app import create_app
-from env_server.domain.registry import DomainRegistry
-from env_server.domains.telecom import domain
-from env_server.settings import Settings
 from shared.client import GroundstateClient
-from tests.live_server import serve
+from tests.trainer.conftest import DUAL_TASK, USER_TOOLS
 from tests.trainer.scripted_model import reference_texts, scripted_model
 from trainer.train_local import LocalTrainConfig, _Rollouts
 
 pytestmark = pytest.mark.slow  # SmolLM2's tokenizer is read from its GGUF (~15 s)
 
-TASK = "telecom-router-104"  # train split: the customer restarts their router when asked
-USER_TOOLS = {t.name for t in domain.user_tools}
 
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    store = tmp_path_factory.mktemp("store")
-    settings = Settings(store_url=f"sqlite:///{store}/store.db", sandbox_url="sqlite://")
-    with serve(create_app(settings, registry=DomainRegistry([domain]))) as url:
-        yield url
-
-
-def test_trls_rollout_func_sees_the_customer_only_as_environment(server: str, tmp_path: Path) -> None:
-    texts = reference_texts(server, TASK)
+def test_trls_rollout_func_sees_the_customer_only_as_environment(telecom_server: str, tmp_path: Path) -> None:
+    texts = reference_texts(telecom_server, DUAL_TASK)
     loaded = scripted_model([*texts, "Glad it works again. Goodbye!"])
     config = LocalTrainConfig(
-        pool=tmp_path / "pool.json", out=tmp_path, steps=1, server=server, tasks_per_step=1,
+        pool=tmp_path / "pool.json", out=tmp_path, steps=1, server=telecom_server, tasks_per_step=1,
         episodes_per_task=2, concurrency=1, replacements=0, max_new_tokens=128,
     )  # fmt: skip
-    rollouts = _Rollouts(config, loaded, [TASK], api_key=None)
-    batch = rollouts([TASK, TASK], trainer=None)  # TRL passes each task id G times
+    rollouts = _Rollouts(config, loaded, [DUAL_TASK], api_key=None)
+    batch = rollouts([DUAL_TASK, DUAL_TASK], trainer=None)  # TRL passes each task id G times
     assert rollouts.last is not None
     [group] = rollouts.last.groups
     won, lost = group.rollouts  # one at a time: the first plays the reference, the second gets silence
     assert (won.reward, lost.reward) == (1, 0) and group.informative
 
     # the customer acted on its side, as an event of the episode the agent never called
-    with GroundstateClient(server) as client:
+    with GroundstateClient(telecom_server) as client:
         info = client.episode(str(won.episode_id))
     acted = [(e.payload["name"], e.payload["arguments"]) for e in info.events if e.kind == "user_tool_call"]
     assert acted == [("restart_router", {"router_id": "RT-0169"})]

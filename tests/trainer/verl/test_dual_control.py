@@ -7,32 +7,16 @@ turns) over SmolLM2's tokenizer, against a live server with the telecom domain.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
-from env_server.app import create_app
-from env_server.domain.registry import DomainRegistry
-from env_server.domains.telecom import domain
-from env_server.settings import Settings
 from shared.client import GroundstateClient
-from tests.live_server import serve
+from tests.trainer.conftest import DUAL_TASK, USER_TOOLS
 from tests.trainer.scripted_model import reference_texts, scripted_model
 from tests.trainer.verl.conftest import SAMPLING, ScriptedServerManager, make_loop, verl_config
 
 pytestmark = pytest.mark.slow  # SmolLM2's tokenizer is read from its GGUF (~15 s)
-
-TASK = "telecom-router-104"  # train split: the customer restarts their router when asked
-USER_TOOLS = {t.name for t in domain.user_tools}
-
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    store = tmp_path_factory.mktemp("store")
-    settings = Settings(store_url=f"sqlite:///{store}/store.db", sandbox_url="sqlite://")
-    with serve(create_app(settings, registry=DomainRegistry([domain]))) as url:
-        yield url
 
 
 def _row(task_id: str) -> dict[str, Any]:
@@ -43,23 +27,26 @@ def _row(task_id: str) -> dict[str, Any]:
     }
 
 
-def test_verls_agent_loop_sees_the_customer_only_as_environment(server: str) -> None:
+def test_verls_agent_loop_sees_the_customer_only_as_environment(telecom_server: str) -> None:
     loaded = scripted_model([])
-    config = verl_config(server, "data.max_prompt_length=4096")  # the telecom policy and tools: ~3,200
-    gold = ScriptedServerManager(loaded, [*reference_texts(server, TASK), "Glad it works again. Goodbye!"])
+    # the telecom policy and tools take ~3,200 tokens
+    config = verl_config(telecom_server, "data.max_prompt_length=4096")
+    gold = ScriptedServerManager(
+        loaded, [*reference_texts(telecom_server, DUAL_TASK), "Glad it works again. Goodbye!"]
+    )
     silent = ScriptedServerManager(loaded, [])
     won_loop = make_loop(config, gold, loaded.tokenizer)
     lost_loop = make_loop(config, silent, loaded.tokenizer)
 
     async def both() -> tuple[Any, Any]:
         return await asyncio.gather(
-            won_loop.run(dict(SAMPLING), **_row(TASK)), lost_loop.run(dict(SAMPLING), **_row(TASK))
+            won_loop.run(dict(SAMPLING), **_row(DUAL_TASK)), lost_loop.run(dict(SAMPLING), **_row(DUAL_TASK))
         )
 
     won, lost = asyncio.run(both())
     assert (won.reward_score, lost.reward_score) == (1.0, 0.0)
 
-    with GroundstateClient(server) as client:
+    with GroundstateClient(telecom_server) as client:
         info = client.episode(won.extra_fields["groundstate"]["episode_id"])
     acted = [(e.payload["name"], e.payload["arguments"]) for e in info.events if e.kind == "user_tool_call"]
     assert acted == [("restart_router", {"router_id": "RT-0169"})]
