@@ -31,7 +31,7 @@ from collections.abc import Callable
 from typing import Any, Literal
 
 from env_server.llm.endpoint import ChatEndpoint, LLMEndpoint, MalformedOutput, ModelToolCall
-from env_server.users.base import CustomerAct, SimulatedUser, TranscriptMessage, UserSide, UserTurn
+from env_server.users.base import SimulatedUser, TranscriptMessage, UserSide, UserTurn
 from env_server.users.prompt import (
     NUDGE,
     PROMPT_VERSION,
@@ -228,7 +228,9 @@ def _run_calls(messages: list[dict[str, Any]], text: str, calls: list[ModelToolC
     )
     for call in calls:
         result = _run(side, call)
-        messages.append({"role": "tool", "tool_call_id": call.id, "content": _tool_message(result)})
+        messages.append(
+            {"role": "tool", "tool_call_id": call.id, "content": act_result(result.output, result.error)}
+        )
 
 
 def _run(side: UserSide, call: ModelToolCall) -> ToolCallResult:
@@ -244,8 +246,3 @@ def _run(side: UserSide, call: ModelToolCall) -> ToolCallResult:
     if not isinstance(arguments, dict):
         return ToolCallResult(name=call.name, error="the arguments are not a JSON object; nothing was done")
     return side.act(call.name, arguments)
-
-
-def _tool_message(result: ToolCallResult) -> str:
-    """What the model reads back from its call: the output, or the error (as it will in later turns)."""
-    return act_result(CustomerAct(result.name, {}, result.output, result.error))

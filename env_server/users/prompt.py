@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from env_server.llm.endpoint import MalformedOutput
-from env_server.users.base import STOP_MARK, CustomerAct, TranscriptMessage
+from env_server.users.base import STOP_MARK, TranscriptMessage
 from shared.tasks import UserSpec
 
 PROMPT_VERSION = "llm-user-v5"  # v5: the customer's own earlier calls are in its history
@@ -110,16 +110,16 @@ def build_messages(
                 }
             )
             messages += [
-                {"role": "tool", "tool_call_id": i, "content": act_result(a)}
+                {"role": "tool", "tool_call_id": i, "content": act_result(a.output, a.error)}
                 for i, a in zip(ids, m.did, strict=True)
             ]
         messages.append({"role": "assistant" if m.role == "user" else "user", "content": m.content})
     return messages
 
 
-def act_result(act: CustomerAct) -> str:
+def act_result(output: Any, error: str | None) -> str:
     """What the model reads back from one of its calls: the output, or the error (JSON)."""
-    body = {"error": act.error} if act.error is not None else {"output": act.output}
+    body = {"error": error} if error is not None else {"output": output}
     return json.dumps(body, ensure_ascii=False, default=str)
 
 
