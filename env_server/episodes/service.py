@@ -309,11 +309,13 @@ class EpisodeService:
         if request.tool_calls:
             add(request.tool_calls)
         heard = 0
+        agent_said: list[str] = []  # the agent's messages so far, for the instructions a customer followed
         for i, m in enumerate(request.messages):
             if m.role == "user":
-                agent_said = [a.content or "" for a in request.messages[:i] if a.role == "assistant"]
                 add(_customer_calls(task, domain, i, m, heard, agent_said))
                 heard += 1
+            elif m.role == "assistant":
+                agent_said.append(m.content or "")
             if m.role in ("user", "assistant") and m.content:
                 order.append(Message(m.role, m.content))  # type: ignore[arg-type]  # narrowed just above
             if m.role == "assistant" and not request.tool_calls:
