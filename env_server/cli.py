@@ -226,15 +226,16 @@ def tasks_validate(
             "notes-<domain>.txt (settled argument sensitivities and boundaries) into this directory."
         ),
     ] = None,
+    workers: Annotated[
+        int, typer.Option(min=1, help="Worker processes (tasks are independent; default: one per core).")
+    ] = os.cpu_count() or 1,
 ) -> None:
     """Check every task: its reward means something, and a policy-following agent can earn it.
 
     Replay checks (gold 1; empty, wrong, minus-one-write, canary 0), argument sensitivity, atomic
     communicate items, scripts a policy-following agent can finish, analytics boundaries, text lint.
     """
-    from env_server.sandbox import make_sandbox_engine
-    from env_server.scoring.scorer import Scorer
-    from env_server.validation import validate_task
+    from env_server.validation.pool import Source, validate_tasks
     from env_server.validation.summary import print_validation, validation_json
 
     registry = _registry(tasks_dir, domain)
@@ -242,15 +243,10 @@ def tasks_validate(
     if not tasks:
         console.print("[yellow]no tasks to validate[/yellow]")
         return
-    sandboxes = make_sandbox_engine("sqlite://" if backend == "sqlite" else pg_url)
-    scorer = Scorer(sandboxes)
-    reports = []
+    source = Source(tuple(tasks_dir or ()), domain, "sqlite://" if backend == "sqlite" else pg_url)
     with _progress(Console(stderr=True) if as_json else console) as progress:
         bar = progress.add_task(f"validating on {backend}", total=len(tasks))
-        for task in tasks:
-            reports.append(validate_task(task, registry.domain(task.domain), scorer))
-            progress.advance(bar)
-    sandboxes.close()
+        reports = validate_tasks(source, [t.id for t in tasks], workers, lambda: progress.advance(bar))
     if report_dir is not None:
         _write_findings(reports, report_dir)
     if as_json:
