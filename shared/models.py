@@ -308,6 +308,11 @@ class ScoreResult(WireModel):
         description="Per-call credit (a diagnostic, versioned); null for a backend_error and for scores "
         "stored before it existed.",
     )
+    diagnostics_error: str | None = Field(
+        default=None,
+        description="Why a diagnostic (per-call credit) is missing from a scored result: it failed after "
+        "the reward was computed, and never voids it.",
+    )
 
 
 class BlameResult(WireModel):

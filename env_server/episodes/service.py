@@ -11,7 +11,7 @@ import threading
 import uuid
 import weakref
 from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager, suppress
+from contextlib import contextmanager
 from typing import Any, Literal
 
 from env_server.domain import Domain
@@ -504,11 +504,8 @@ class EpisodeService:
     def _with_credit(
         self, task: Task, domain: Domain, trajectory: Trajectory, result: ScoreResult
     ) -> ScoreResult:
-        """`result` with its per-call credit (a diagnostic: a backend error while crediting loses only it)."""
-        if result.status == "scored":
-            with suppress(BackendError):
-                result.credit = self.scorer.credit(task, domain, trajectory, result)
-        return result
+        """`result` with its per-call credit, which never voids the reward (`Scorer.with_credit`)."""
+        return self.scorer.with_credit(task, domain, trajectory, result)
 
 
 def _actor(call: ToolCallEvent | UserToolCallEvent) -> Literal["agent", "user"]:
