@@ -7,6 +7,7 @@ the recorded tool calls, which are deterministic.
 
 from __future__ import annotations
 
+import re
 import threading
 import uuid
 import weakref
@@ -405,6 +406,8 @@ class EpisodeService:
             return lock
 
     def _record(self, episode_id: str, *, include_disposed: bool = False) -> EpisodeRecord:
+        if not _EPISODE_ID.fullmatch(episode_id):  # never sent to the store (a NUL is a PostgreSQL error)
+            raise UnknownEpisodeError(f"unknown episode {episode_id[:80]!r}", field="episode_id")
         record = self.store.episode(episode_id, include_disposed=True)
         if record is None:
             raise UnknownEpisodeError(f"unknown episode '{episode_id}'", field="episode_id")
@@ -506,6 +509,10 @@ class EpisodeService:
     ) -> ScoreResult:
         """`result` with its per-call credit, which never voids the reward (`Scorer.with_credit`)."""
         return self.scorer.with_credit(task, domain, trajectory, result)
+
+
+#: What an episode id can look like (the server mints uuid4 hex); anything else is no episode.
+_EPISODE_ID = re.compile(r"[0-9A-Za-z_-]{1,128}")
 
 
 def _actor(call: ToolCallEvent | UserToolCallEvent) -> Literal["agent", "user"]:
