@@ -231,7 +231,7 @@ class GroundstateClient:
         self, episode_id: str, name: str, arguments: dict[str, Any] | None = None, call_id: str | None = None
     ) -> ToolCallResult:
         """Run a tool in the episode's sandbox."""
-        request = ToolCallRequest(name=name, arguments=arguments or {}, call_id=call_id)
+        request = _checked(ToolCallRequest, name=name, arguments=arguments or {}, call_id=call_id)
         return self._run(_Api.tool_call(episode_id, request))  # type: ignore[no-any-return]
 
     def send_message(self, episode_id: str, content: str) -> UserReply:
@@ -332,7 +332,7 @@ class AsyncGroundstateClient:
         self, episode_id: str, name: str, arguments: dict[str, Any] | None = None, call_id: str | None = None
     ) -> ToolCallResult:
         """Run a tool in the episode's sandbox."""
-        request = ToolCallRequest(name=name, arguments=arguments or {}, call_id=call_id)
+        request = _checked(ToolCallRequest, name=name, arguments=arguments or {}, call_id=call_id)
         return await self._run(_Api.tool_call(episode_id, request))  # type: ignore[no-any-return]
 
     async def send_message(self, episode_id: str, content: str) -> UserReply:
