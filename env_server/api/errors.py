@@ -20,7 +20,8 @@ def render_error(status: int, code: str, message: str, field: str | None) -> JSO
     The message and field may quote what a request sent: anything Unicode cannot encode (a lone surrogate)
     is spelt as its escape, so an error is never itself a 500.
     """
-    body = ErrorResponse(error=ErrorBody(code=code, message=_encodable(message), field=_encodable(field)))
+    error = ErrorBody(code=code, message=_encodable(message) or "", field=_encodable(field))
+    body = ErrorResponse(error=error)
     return JSONResponse(status_code=status, content=body.model_dump())
 
 
