@@ -116,11 +116,18 @@ class EpisodeStarted(WireModel):
 class ToolCallRequest(RequestModel):
     """Call one tool in the episode's sandbox."""
 
-    identifiers = frozenset({"name", "call_id"})
+    identifiers = frozenset({"name", "call_id", "idempotency_key"})
 
     name: str = Field(examples=["get_booking"])
     arguments: dict[str, Any] = Field(default_factory=dict, examples=[{"booking_id": "BK-10417"}])
     call_id: str | None = Field(default=None, description="The model's tool-call id, echoed back.")
+    idempotency_key: str | None = Field(
+        default=None,
+        max_length=256,
+        description="A key unique to this call within the episode (a UUID): a call resent with a key "
+        "already used returns the first call's result without running again, on any replica.",
+        examples=["5f0c6e0a-2b1d-4f7e-9a53-0d6c1f7b2e44"],
+    )
 
 
 class ToolCallResult(WireModel):

@@ -6,8 +6,9 @@ The rollout is a state machine with one handler per state:
             bind the policy to the episode                                              -> POLICY
     POLICY  ask the policy for a turn                -> TOOLS (tool calls) | USER (text) | SCORE (empty turn,
             turn limit reached, context overflow)
-    TOOLS   run each call on the server; a tool's `error` and an HTTP 422/413 (unknown tool, invalid or
-            oversized arguments: the agent's mistake) go back to the model as the call's result
+    TOOLS   run each call on the server, with an idempotency key (a resend runs once); a tool's `error`
+            and an HTTP 422/413 (unknown tool, invalid or oversized arguments: the agent's mistake) go
+            back to the model as the call's result
                                                                                     -> POLICY | SCORE (stop)
     USER    send the text to the simulated user      -> POLICY | SCORE (user done, stop, or a message the
             server refuses as too large: the agent's mistake, scored as it stands)
@@ -25,6 +26,7 @@ import asyncio
 import contextlib
 import json
 import time
+import uuid
 from enum import StrEnum
 from typing import Any, Literal
 
@@ -262,7 +264,9 @@ class _Rollout:
                 text, outcome = f"Error: {call.parse_error}", "unparsable"
             else:
                 try:
-                    result = await self.client.call_tool(self.episode_id, call.name, call.arguments, call.id)
+                    result = await self.client.call_tool(
+                        self.episode_id, call.name, call.arguments, call.id, idempotency_key=uuid.uuid4().hex
+                    )
                     text, outcome = tool_result_text(result), "error" if result.error is not None else "ok"
                 except ApiError as exc:
                     if exc.status not in AGENT_MISTAKES:

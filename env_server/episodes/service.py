@@ -170,6 +170,10 @@ class EpisodeService:
         """Run one tool call in the episode's sandbox and record it."""
         with self._lock(episode_id):
             record, task, domain = self._active(episode_id)
+            if request.idempotency_key is not None:  # a resend: the first run's result, not a second run
+                first = self.store.keyed_event(episode_id, request.idempotency_key)
+                if first is not None and isinstance(first.event, ToolCallEvent):
+                    return first.event.result()
             tools = episode_tools(task, domain)
             try:
                 find_tool(tools, request.name, domain.name).validate(request.arguments)
@@ -184,7 +188,7 @@ class EpisodeService:
                 self._fail(episode_id, exc)
                 raise
             sandbox.applied_seq = self.store.append_event(
-                episode_id, ToolCallEvent.of(result, request.arguments)
+                episode_id, ToolCallEvent.of(result, request.arguments), request.idempotency_key
             )
             return result
 
