@@ -10,6 +10,8 @@ connection pool costs ~5x aiohttp's per request (`benchmarks/wave.py` compares t
 
 from __future__ import annotations
 
+import asyncio
+import time
 from dataclasses import dataclass, field
 from types import TracebackType
 from typing import Any, Self, TypeVar
@@ -18,7 +20,7 @@ import httpx
 from httpx_aiohttp import HttpxAiohttpClient
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
-from shared.errors import ApiError, TransportError
+from shared.errors import ApiError, ClientError, TransportError
 from shared.models import (
     DomainDetail,
     DomainSummary,
@@ -43,6 +45,10 @@ T = TypeVar("T")
 M = TypeVar("M", bound=BaseModel)
 DEFAULT_TIMEOUT = httpx.Timeout(60.0, connect=5.0)
 DEFAULT_SERVER_URL = "http://127.0.0.1:8000"
+#: Resends of a tool call that carries an idempotency key, after a transport failure or a 503 (the server
+#: runs it at most once), and the wait before the first (doubling).
+TOOL_RESENDS = 2
+RESEND_BACKOFF_S = 0.2
 """The environment server's address when none is given: the one default of every client and command."""
 
 # Built once: a TypeAdapter costs more to build than the answer it parses.
@@ -228,11 +234,33 @@ class GroundstateClient:
         return self._run(_Api.start(StartEpisodeRequest(task_id=task_id, user=user, seed=seed)))  # type: ignore[arg-type]
 
     def call_tool(
-        self, episode_id: str, name: str, arguments: dict[str, Any] | None = None, call_id: str | None = None
+        self,
+        episode_id: str,
+        name: str,
+        arguments: dict[str, Any] | None = None,
+        call_id: str | None = None,
+        idempotency_key: str | None = None,
     ) -> ToolCallResult:
-        """Run a tool in the episode's sandbox."""
-        request = ToolCallRequest(name=name, arguments=arguments or {}, call_id=call_id)
-        return self._run(_Api.tool_call(episode_id, request))  # type: ignore[no-any-return]
+        """Run a tool in the episode's sandbox; with `idempotency_key`, resent on a retriable failure.
+
+        A resend with the same key returns the first run's result, so the call runs at most once.
+        """
+        request = _checked(
+            ToolCallRequest,
+            name=name,
+            arguments=arguments or {},
+            call_id=call_id,
+            idempotency_key=idempotency_key,
+        )
+        call = _Api.tool_call(episode_id, request)
+        for attempt in range(TOOL_RESENDS + 1):
+            try:
+                return self._run(call)  # type: ignore[no-any-return]
+            except ClientError as exc:
+                if idempotency_key is None or not exc.retriable or attempt == TOOL_RESENDS:
+                    raise
+                time.sleep(RESEND_BACKOFF_S * 2**attempt)
+        raise AssertionError("unreachable")
 
     def send_message(self, episode_id: str, content: str) -> UserReply:
         """Send an assistant message; returns the user's reply."""
@@ -329,11 +357,33 @@ class AsyncGroundstateClient:
         return await self._run(_Api.start(StartEpisodeRequest(task_id=task_id, user=user, seed=seed)))  # type: ignore[arg-type]
 
     async def call_tool(
-        self, episode_id: str, name: str, arguments: dict[str, Any] | None = None, call_id: str | None = None
+        self,
+        episode_id: str,
+        name: str,
+        arguments: dict[str, Any] | None = None,
+        call_id: str | None = None,
+        idempotency_key: str | None = None,
     ) -> ToolCallResult:
-        """Run a tool in the episode's sandbox."""
-        request = ToolCallRequest(name=name, arguments=arguments or {}, call_id=call_id)
-        return await self._run(_Api.tool_call(episode_id, request))  # type: ignore[no-any-return]
+        """Run a tool in the episode's sandbox; with `idempotency_key`, resent on a retriable failure.
+
+        A resend with the same key returns the first run's result, so the call runs at most once.
+        """
+        request = _checked(
+            ToolCallRequest,
+            name=name,
+            arguments=arguments or {},
+            call_id=call_id,
+            idempotency_key=idempotency_key,
+        )
+        call = _Api.tool_call(episode_id, request)
+        for attempt in range(TOOL_RESENDS + 1):
+            try:
+                return await self._run(call)  # type: ignore[no-any-return]
+            except ClientError as exc:
+                if idempotency_key is None or not exc.retriable or attempt == TOOL_RESENDS:
+                    raise
+                await asyncio.sleep(RESEND_BACKOFF_S * 2**attempt)
+        raise AssertionError("unreachable")
 
     async def send_message(self, episode_id: str, content: str) -> UserReply:
         """Send an assistant message; returns the user's reply."""

@@ -7,11 +7,12 @@ from typing import Literal
 from pydantic import Field
 
 from shared.models import WireModel
+from shared.text import RequestModel
 
 JudgeAnswer = Literal["yes", "no"]
 
 
-class JudgeMessage(WireModel):
+class JudgeMessage(RequestModel):
     """One message of the conversation; the judge reads only the `assistant` (agent) messages."""
 
     role: Literal["system", "user", "assistant", "tool"] = Field(
@@ -22,7 +23,7 @@ class JudgeMessage(WireModel):
     )
 
 
-class JudgeRequest(WireModel):
+class JudgeRequest(RequestModel):
     """A conversation and the yes/no questions to ask about it."""
 
     transcript: list[JudgeMessage] = Field(

@@ -12,6 +12,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from shared.tasks import TaskPublic
+from shared.text import RequestModel
 
 UserKind = Literal["scripted", "llm"]
 ScoreStatus = Literal["scored", "backend_error"]
@@ -86,8 +87,10 @@ class DomainDetail(WireModel):
     )
 
 
-class StartEpisodeRequest(WireModel):
+class StartEpisodeRequest(RequestModel):
     """Start an episode of a task."""
+
+    identifiers = frozenset({"task_id"})
 
     task_id: str = Field(examples=["hotel-corp-modify-approval-007"])
     user: UserKind | None = Field(default=None, description="Simulated user; the server default if omitted.")
@@ -110,12 +113,21 @@ class EpisodeStarted(WireModel):
     user_model: str = ""
 
 
-class ToolCallRequest(WireModel):
+class ToolCallRequest(RequestModel):
     """Call one tool in the episode's sandbox."""
+
+    identifiers = frozenset({"name", "call_id", "idempotency_key"})
 
     name: str = Field(examples=["get_booking"])
     arguments: dict[str, Any] = Field(default_factory=dict, examples=[{"booking_id": "BK-10417"}])
     call_id: str | None = Field(default=None, description="The model's tool-call id, echoed back.")
+    idempotency_key: str | None = Field(
+        default=None,
+        max_length=256,
+        description="A key unique to this call within the episode (a UUID): a call resent with a key "
+        "already used returns the first call's result without running again, on any replica.",
+        examples=["5f0c6e0a-2b1d-4f7e-9a53-0d6c1f7b2e44"],
+    )
 
 
 class ToolCallResult(WireModel):
@@ -127,7 +139,7 @@ class ToolCallResult(WireModel):
     error: str | None = Field(default=None, description="A business-rule refusal (ToolError) message.")
 
 
-class MessageRequest(WireModel):
+class MessageRequest(RequestModel):
     """An assistant message to the simulated user."""
 
     content: str = Field(min_length=1, max_length=32_000)
@@ -308,6 +320,11 @@ class ScoreResult(WireModel):
         description="Per-call credit (a diagnostic, versioned); null for a backend_error and for scores "
         "stored before it existed.",
     )
+    diagnostics_error: str | None = Field(
+        default=None,
+        description="Why a diagnostic (per-call credit) is missing from a scored result: it failed after "
+        "the reward was computed, and never voids it.",
+    )
 
 
 class BlameResult(WireModel):
@@ -356,15 +373,19 @@ class EpisodeInfo(WireModel):
     score: ScoreResult | None = None
 
 
-class ToolCallSpec(WireModel):
+class ToolCallSpec(RequestModel):
     """A tool call of a submitted trajectory."""
+
+    identifiers = frozenset({"name"})
 
     name: str
     arguments: dict[str, Any] = Field(default_factory=dict)
 
 
-class FunctionCall(WireModel):
+class FunctionCall(RequestModel):
     """The function an OpenAI tool call names; `arguments` may be the JSON text OpenAI sends or an object."""
+
+    identifiers = frozenset({"name"})
 
     name: str
     arguments: dict[str, Any] = Field(default_factory=dict)
@@ -377,18 +398,22 @@ class FunctionCall(WireModel):
                 return json.loads(value) if value.strip() else {}
             except json.JSONDecodeError as exc:
                 raise ValueError(f"not JSON: {exc.msg} at character {exc.pos}") from None
+            except RecursionError:
+                raise ValueError("not JSON this server reads: nested too deeply") from None
         return value
 
 
-class OpenAIToolCall(WireModel):
+class OpenAIToolCall(RequestModel):
     """One entry of an assistant message's `tool_calls`, as the OpenAI chat API writes it."""
+
+    identifiers = frozenset({"id"})
 
     id: str | None = None
     type: Literal["function"] = "function"
     function: FunctionCall
 
 
-class ChatMessage(WireModel):
+class ChatMessage(RequestModel):
     """An OpenAI-style chat message of a submitted trajectory; an assistant turn may carry `tool_calls`.
 
     In a dual-control domain a user turn may carry them too: the customer's own calls (the domain's user
@@ -424,8 +449,10 @@ MAX_MINT = 32
 """Tasks one mint request may ask for: each is generated and fully validated (a second or so) in the call."""
 
 
-class MintRequest(WireModel):
+class MintRequest(RequestModel):
     """Fresh train tasks for a running training, drawn from a domain's scenario families."""
+
+    identifiers = frozenset({"domain"})
 
     domain: str = Field(examples=["hotel"])
     families: list[str] | None = Field(
@@ -452,7 +479,7 @@ class MintResult(WireModel):
     discarded: list[MintDiscard] = Field(default_factory=list)
 
 
-class ScoreRequest(WireModel):
+class ScoreRequest(RequestModel):
     """A whole trajectory to score statelessly on a fresh sandbox.
 
     Ordered (preferred): the calls ride in the assistant messages' `tool_calls`, so the scorer sees what
@@ -460,6 +487,8 @@ class ScoreRequest(WireModel):
     the calls in the top-level `tool_calls` list; they are read as made before every message, which fails
     the `consent` check wherever the policy wants a yes before a change. Not both at once.
     """
+
+    identifiers = frozenset({"task_id"})
 
     task_id: str
     tool_calls: list[ToolCallSpec] = Field(

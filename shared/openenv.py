@@ -21,19 +21,22 @@ from shared.models import (
     UserKind,
     WireModel,
 )
+from shared.text import RequestModel
 
 __all__ = ["OpenEnvAction", "OpenEnvObservation", "OpenEnvReset", "OpenEnvState", "OpenEnvStep"]
 
 
-class OpenEnvReset(WireModel):
+class OpenEnvReset(RequestModel):
     """`reset(...)`'s keyword arguments: which task the new episode plays."""
+
+    identifiers = frozenset({"task_id"})
 
     task_id: str = Field(description="The task to play, e.g. a row's task id in a training dataset.")
     user: UserKind | None = Field(default=None, description="Simulated user; the server default if omitted.")
     seed: int | None = Field(default=None, description="Seed for the LLM user's sampling.")
 
 
-class OpenEnvAction(WireModel):
+class OpenEnvAction(RequestModel):
     """One step: a tool call (`name` + `arguments`), a message to the user (`message`), or `end`.
 
     A tool call is spelt as OpenAI, REST, `/v1/score` and a task's gold spell it. The old key `tool` for the
@@ -42,6 +45,8 @@ class OpenEnvAction(WireModel):
     Examples: `{"name": "get_booking", "arguments": {"booking_id": "BK-20417"}}`,
     `{"message": "I have filed the change for manager approval."}`, `{"end": true}`.
     """
+
+    identifiers = frozenset({"name", "call_id"})
 
     name: str | None = Field(default=None, description="Name of the tool to call in the episode's sandbox.")
     arguments: dict[str, Any] = Field(default_factory=dict, description="The tool's arguments.")

@@ -15,6 +15,7 @@ from sqlalchemy import create_engine, select, text
 
 from env_server.app import create_app
 from env_server.domain.registry import DomainRegistry
+from env_server.sandbox.postgres.naming import database_roles_pattern
 from env_server.settings import DEFAULT_PG_URL, Settings
 from env_server.store import EpisodeRecord
 from tests.factories import register_entry_point
@@ -60,6 +61,10 @@ def fresh_pg_url(pg_url: str) -> Iterator[str]:
     finally:
         with admin.connect() as conn:
             conn.execute(text(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
+            # slot roles are global to the cluster: they go with the database they served
+            pattern = {"p": database_roles_pattern(name)}
+            for role in conn.scalars(text("SELECT rolname FROM pg_roles WHERE rolname LIKE :p"), pattern):
+                conn.exec_driver_sql(f'DROP ROLE IF EXISTS "{role}"')
         admin.dispose()
 
 

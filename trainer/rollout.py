@@ -6,8 +6,9 @@ The rollout is a state machine with one handler per state:
             bind the policy to the episode                                              -> POLICY
     POLICY  ask the policy for a turn                -> TOOLS (tool calls) | USER (text) | SCORE (empty turn,
             turn limit reached, context overflow)
-    TOOLS   run each call on the server; a tool's `error` and an HTTP 422/413 (unknown tool, invalid or
-            oversized arguments: the agent's mistake) go back to the model as the call's result
+    TOOLS   run each call on the server, with an idempotency key (a resend runs once); a tool's `error`
+            and an HTTP 422/413 (unknown tool, invalid or oversized arguments: the agent's mistake) go
+            back to the model as the call's result
                                                                                     -> POLICY | SCORE (stop)
     USER    send the text to the simulated user      -> POLICY | SCORE (user done, stop, or a message the
             server refuses as too large: the agent's mistake, scored as it stands)
@@ -25,13 +26,24 @@ import asyncio
 import contextlib
 import json
 import time
+import uuid
 from enum import StrEnum
 from typing import Any, Literal
 
 from shared.client import AsyncGroundstateClient
 from shared.errors import ApiError, ClientError
 from shared.models import ScoreResult, ToolCallResult
-from trainer.policies.base import ContextOverflowError, Message, Policy, PolicyError, PolicySpecError, Turn
+from shared.text import clean_text, json_problem, text_problem
+from trainer.policies.base import (
+    ContextOverflowError,
+    Message,
+    Policy,
+    PolicyError,
+    PolicySpecError,
+    ToolCall,
+    Turn,
+    new_call_id,
+)
 from trainer.results import TrialStatus
 from trainer.rollout_models import EndReason, EventKind, RolloutConfig, RolloutEvent, RolloutResult
 
@@ -60,6 +72,38 @@ def tool_result_text(result: ToolCallResult) -> str:
     if isinstance(result.output, str):
         return result.output
     return json.dumps(result.output, ensure_ascii=False, default=str)
+
+
+def _acceptable(turn: Turn) -> Turn:
+    """The model's turn as the server can take it: whatever the model wrote never stops the rollout.
+
+    Text is cleaned (`clean_text`: a lone surrogate becomes U+FFFD, control characters go); a call whose
+    name or arguments no request may carry loses its arguments and gets a `parse_error`, which the
+    model reads back as the call's result; an unusable call id is replaced. The exact tokens stay as sampled.
+    """
+    calls = [_acceptable_call(c) for c in turn.tool_calls]
+    content = clean_text(turn.content)
+    if content == turn.content and all(a is b for a, b in zip(calls, turn.tool_calls, strict=True)):
+        return turn
+    return turn.model_copy(update={"content": content, "tool_calls": calls})
+
+
+def _acceptable_call(call: ToolCall) -> ToolCall:
+    if call.parse_error is not None:
+        return call.model_copy(update={"parse_error": clean_text(call.parse_error, 2_000)})
+    name_problem = text_problem(call.name, identifier=True)
+    problem = f"the tool name {name_problem}" if name_problem else json_problem(call.arguments, "arguments")
+    bad_id = text_problem(call.id, identifier=True) is not None
+    if problem is None and not bad_id:
+        return call
+    return call.model_copy(
+        update={
+            "id": new_call_id() if bad_id else call.id,
+            "name": clean_text(call.name, 256),
+            "arguments": {} if problem else call.arguments,
+            "parse_error": f"invalid tool call: {problem}" if problem else None,
+        }
+    )
 
 
 async def run_rollout(
@@ -185,6 +229,7 @@ class _Rollout:
             raise
         except Exception as exc:
             raise PolicyError(f"{type(exc).__name__}: {exc}") from exc
+        turn = _acceptable(turn)
         self.turns.append(turn)
         self.messages.append(turn.message())
         self._event(
@@ -219,7 +264,9 @@ class _Rollout:
                 text, outcome = f"Error: {call.parse_error}", "unparsable"
             else:
                 try:
-                    result = await self.client.call_tool(self.episode_id, call.name, call.arguments, call.id)
+                    result = await self.client.call_tool(
+                        self.episode_id, call.name, call.arguments, call.id, idempotency_key=uuid.uuid4().hex
+                    )
                     text, outcome = tool_result_text(result), "error" if result.error is not None else "ok"
                 except ApiError as exc:
                     if exc.status not in AGENT_MISTAKES:

@@ -15,9 +15,18 @@ from shared.models import ErrorBody, ErrorResponse
 
 
 def render_error(status: int, code: str, message: str, field: str | None) -> JSONResponse:
-    """The JSON response for an error, in the one shape every client parses."""
-    body = ErrorResponse(error=ErrorBody(code=code, message=message, field=field))
+    """The JSON response for an error, in the one shape every client parses.
+
+    The message and field may quote what a request sent: anything Unicode cannot encode (a lone surrogate)
+    is spelt as its escape, so an error is never itself a 500.
+    """
+    error = ErrorBody(code=code, message=_encodable(message) or "", field=_encodable(field))
+    body = ErrorResponse(error=error)
     return JSONResponse(status_code=status, content=body.model_dump())
+
+
+def _encodable(text: str | None) -> str | None:
+    return None if text is None else text.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 async def _groundstate_error(_: Request, exc: GroundstateError) -> JSONResponse:

@@ -7,11 +7,12 @@ the recorded tool calls, which are deterministic.
 
 from __future__ import annotations
 
+import re
 import threading
 import uuid
 import weakref
 from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager, suppress
+from contextlib import contextmanager
 from typing import Any, Literal
 
 from env_server.domain import Domain
@@ -169,6 +170,10 @@ class EpisodeService:
         """Run one tool call in the episode's sandbox and record it."""
         with self._lock(episode_id):
             record, task, domain = self._active(episode_id)
+            if request.idempotency_key is not None:  # a resend: the first run's result, not a second run
+                first = self.store.keyed_event(episode_id, request.idempotency_key)
+                if first is not None and isinstance(first.event, ToolCallEvent):
+                    return first.event.result()
             tools = episode_tools(task, domain)
             try:
                 find_tool(tools, request.name, domain.name).validate(request.arguments)
@@ -183,7 +188,7 @@ class EpisodeService:
                 self._fail(episode_id, exc)
                 raise
             sandbox.applied_seq = self.store.append_event(
-                episode_id, ToolCallEvent.of(result, request.arguments)
+                episode_id, ToolCallEvent.of(result, request.arguments), request.idempotency_key
             )
             return result
 
@@ -405,6 +410,8 @@ class EpisodeService:
             return lock
 
     def _record(self, episode_id: str, *, include_disposed: bool = False) -> EpisodeRecord:
+        if not _EPISODE_ID.fullmatch(episode_id):  # never sent to the store (a NUL is a PostgreSQL error)
+            raise UnknownEpisodeError(f"unknown episode {episode_id[:80]!r}", field="episode_id")
         record = self.store.episode(episode_id, include_disposed=True)
         if record is None:
             raise UnknownEpisodeError(f"unknown episode '{episode_id}'", field="episode_id")
@@ -504,11 +511,12 @@ class EpisodeService:
     def _with_credit(
         self, task: Task, domain: Domain, trajectory: Trajectory, result: ScoreResult
     ) -> ScoreResult:
-        """`result` with its per-call credit (a diagnostic: a backend error while crediting loses only it)."""
-        if result.status == "scored":
-            with suppress(BackendError):
-                result.credit = self.scorer.credit(task, domain, trajectory, result)
-        return result
+        """`result` with its per-call credit, which never voids the reward (`Scorer.with_credit`)."""
+        return self.scorer.with_credit(task, domain, trajectory, result)
+
+
+#: What an episode id can look like (the server mints uuid4 hex); anything else is no episode.
+_EPISODE_ID = re.compile(r"[0-9A-Za-z_-]{1,128}")
 
 
 def _actor(call: ToolCallEvent | UserToolCallEvent) -> Literal["agent", "user"]:

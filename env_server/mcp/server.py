@@ -23,6 +23,7 @@ import mcp_types as types
 from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel import Server
 from mcp.shared.exceptions import MCPError
+from pydantic import ValidationError
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 
@@ -69,7 +70,12 @@ def build_server(service: EpisodeService) -> Server[Any]:
     async def call_tool(
         ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
     ) -> types.CallToolResult:
-        request = ToolCallRequest(name=params.name, arguments=params.arguments or {})
+        try:
+            request = ToolCallRequest(name=params.name, arguments=params.arguments or {})
+        except ValidationError as exc:  # a name or argument no request may carry: the agent's mistake
+            first = exc.errors()[0]
+            where = ".".join(str(p) for p in first["loc"])
+            return _error_result(f"invalid tool call: {where}: {first['msg']}")
         try:
             result = await _service_call(service.call_tool, _episode_id(ctx), request)
         except _AgentMistake as mistake:

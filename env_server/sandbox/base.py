@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from abc import ABC, abstractmethod
 from collections.abc import Iterator
 from contextlib import AbstractContextManager, contextmanager
@@ -90,14 +91,17 @@ class Sandbox(ABC):
         """
         try:
             with self.readonly_connection(timeout_ms) as conn:
-                result = conn.exec_driver_sql(sql)
-                columns, rows = list(result.keys()), result.fetchmany(limit + 1)
+                columns, rows = self.run_agent_sql(conn, sql, limit + 1)
         except DBAPIError as exc:
-            raise ToolError(
-                f"the database refused the query: {str(exc.orig).strip().splitlines()[0]}"
-            ) from None
+            raise ToolError(refusal(exc.orig or exc)) from None
         cells = [[normalise(v, _never_generated) for v in row] for row in rows[:limit]]
+        check_size(cells)
         return columns, cells, len(rows) > limit
+
+    def run_agent_sql(self, conn: Connection, sql: str, limit: int) -> tuple[list[str], list[Any]]:
+        """Execute the agent's statement as it is; its column names and at most `limit` rows."""
+        result = conn.exec_driver_sql(sql)
+        return list(result.keys()), list(result.fetchmany(limit))
 
     @abstractmethod
     def dispose(self) -> None:
@@ -114,6 +118,39 @@ class Sandbox(ABC):
 
 def _never_generated(_: str) -> None:
     return None
+
+
+def refusal(error: BaseException) -> str:
+    """What the agent reads when the database refuses its SQL: the first line of the database's reason."""
+    lines = str(error).strip().splitlines()
+    return f"the database refused the query: {lines[0] if lines else type(error).__name__}"
+
+
+#: The largest cell of a query's result, and the largest result, in characters of JSON text.
+MAX_CELL_BYTES = 16_000
+MAX_RESULT_BYTES = 256_000
+
+
+def check_size(rows: list[list[Any]]) -> None:
+    """Refuse a result whose cells or whole is over the caps: the agent aggregates or cuts instead.
+
+    Rows are capped by count elsewhere; this keeps a 30-character query from returning megabytes.
+    """
+    total = 0
+    for row in rows:
+        for cell in row:
+            size = len(cell) if isinstance(cell, str) else len(json.dumps(cell, default=str))
+            if size > MAX_CELL_BYTES:
+                raise ToolError(
+                    f"a cell of the result holds {size:,} characters; at most {MAX_CELL_BYTES:,} per cell "
+                    "come back (select a part of it, e.g. substr(...), or aggregate)"
+                )
+            total += size
+    if total > MAX_RESULT_BYTES:
+        raise ToolError(
+            f"the result holds {total:,} characters; at most {MAX_RESULT_BYTES:,} come back "
+            "(select fewer columns or rows, or aggregate)"
+        )
 
 
 class SandboxEngine(ABC):

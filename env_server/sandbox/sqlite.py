@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from sqlalchemy import Connection, Engine, create_engine
@@ -27,6 +28,30 @@ from env_server.sandbox import changelog
 from env_server.sandbox.base import Sandbox, SandboxEngine, transaction
 from env_server.sandbox.snapshot import Snapshot
 from env_server.sandbox.template import Template, apply_patch, create_tables, seed
+
+#: The largest string or blob the agent's SQL may build or read (`SQLITE_LIMIT_LENGTH` while it runs).
+MAX_VALUE_BYTES = 1_000_000
+#: What the agent's SQL may do besides reading a domain table's column.
+_ALLOWED_ACTIONS = frozenset({sqlite3.SQLITE_SELECT, sqlite3.SQLITE_FUNCTION, sqlite3.SQLITE_RECURSIVE})
+#: Functions that reach outside the episode's database or the statement (none is in a default build but one).
+_REFUSED_FUNCTIONS = frozenset({"load_extension", "readfile", "writefile", "edit", "fts3_tokenizer"})
+
+
+def _readonly_authorizer(
+    tables: frozenset[str], action: int, arg1: str | None, arg2: str | None, db: str | None, _: str | None
+) -> int:
+    """SQLite's authorizer for the agent's SQL: read the domain's tables in `main`, call plain functions.
+
+    The engine asks it for every table, column and function a statement touches as it is prepared, so a
+    statement the parser misjudged still cannot ATTACH another file, run a PRAGMA, write, or read the
+    sandbox's own bookkeeping.
+    """
+    if action == sqlite3.SQLITE_READ:
+        return sqlite3.SQLITE_OK if db == "main" and arg1 in tables else sqlite3.SQLITE_DENY
+    if action == sqlite3.SQLITE_FUNCTION:
+        return sqlite3.SQLITE_DENY if (arg2 or "").lower() in _REFUSED_FUNCTIONS else sqlite3.SQLITE_OK
+    return sqlite3.SQLITE_OK if action in _ALLOWED_ACTIONS else sqlite3.SQLITE_DENY
+
 
 #: The in-memory database the next checkout of `_ENGINE` should hand out (set around each checkout).
 _current: ContextVar[sqlite3.Connection] = ContextVar("groundstate_sqlite_sandbox")
@@ -98,14 +123,28 @@ class SQLiteSandbox(Sandbox):
 
     @contextmanager
     def readonly_connection(self, timeout_ms: int) -> Iterator[Connection]:
-        """See `Sandbox.readonly_connection`: `PRAGMA query_only` plus a progress-handler deadline."""
+        """See `Sandbox.readonly_connection`: the engine's authorizer, `query_only`, a deadline, a size cap.
+
+        The authorizer (`_readonly_authorizer`) lets the statement read the domain's tables and call
+        functions, and refuses everything else (ATTACH, PRAGMA, writes, the sandbox's own tables);
+        `SQLITE_LIMIT_LENGTH` keeps any string or blob the statement builds under `MAX_VALUE_BYTES` (a
+        `zeroblob` or `printf` of a gigabyte fails at once instead of filling memory); the progress
+        handler ends a statement past its deadline.
+        """
         deadline = time.monotonic() + timeout_ms / 1000
+        tables = frozenset(self.template.domain.metadata.tables)
         self._raw.execute("PRAGMA query_only = 1")
         self._raw.set_progress_handler(lambda: int(time.monotonic() > deadline), 10_000)
+        length = self._raw.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, MAX_VALUE_BYTES)
         try:
             with self.connection(commit=False) as conn:
-                yield conn
+                self._raw.set_authorizer(partial(_readonly_authorizer, tables))
+                try:
+                    yield conn
+                finally:
+                    self._raw.set_authorizer(None)
         finally:
+            self._raw.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, length)
             self._raw.set_progress_handler(None, 0)
             self._raw.execute("PRAGMA query_only = 0")
 

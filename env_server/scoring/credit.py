@@ -15,7 +15,8 @@ that changed nothing (a read, a refused call, a write that wrote the same values
 
 The first decisive deviation is the first call after which the expected outcome could no longer be reached
 without undoing something the agent never undid: of the changes still wrong or collateral at the end, the
-call that last put each off course (and it stayed off). An episode with none that still failed stopped early
+call that last put each off course (and it stayed off; where each step alone looks on course, as a second
+copy of an expected new row does, the item's last step). An episode with none that still failed stopped early
 (the first missing change) or failed another check (the first failed one: consent names the write that came
 before the yes, an analytics answer names the last `submit_answer`).
 
@@ -249,7 +250,9 @@ def _first_deviation(
         steps = history[item]
         on = [_on_course(c, expected, initial, ignored) for c in steps]
         last_on = max((i for i, ok in enumerate(on) if ok), default=-1)
-        culprit = steps[last_on + 1]
+        # Every step on course alone, off course together (a second copy of an expected new row: each
+        # copy matches the gold, only one can count): the last step left the item where it ended.
+        culprit = steps[min(last_on + 1, len(steps) - 1)]
         rank = (culprit.call, int(label != "wrong"))
         if best is None or rank < best[:2]:
             best = (*rank, _reason(culprit, label, expected))

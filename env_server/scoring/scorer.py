@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import logging
 import threading
 import uuid
 from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
+
+from prometheus_client import Counter
 
 from env_server.analytics import answer_matches
 from env_server.analytics.answers import Rows
@@ -36,6 +39,14 @@ from shared.tasks import GoldAction, Task
 #: here or in the checks (diff, communicate, consent, answers) could give a stored trajectory another
 #: reward, so that metrics never pool rewards graded by different rules (`groundstate regrade` re-scores).
 SCORER_VERSION = "scorer-v1"
+
+log = logging.getLogger(__name__)
+DIAGNOSTIC_FAILURES = Counter(
+    "groundstate_diagnostic_failures_total",
+    "Diagnostics (per-call credit) that raised after the reward was computed: a server bug, never the "
+    "agent's; the score is returned without that part",
+    ["part"],
+)
 
 
 class RubricJudge(Protocol):
@@ -290,6 +301,31 @@ class Scorer:
         )
         if task.rubric and said and self.judge is not None:
             result.judge_model, result.judge_prompt_version = self.judge.model, self.judge.prompt_version
+        return result
+
+    def with_credit(
+        self, task: Task, domain: Domain, trajectory: Trajectory, result: ScoreResult
+    ) -> ScoreResult:
+        """`result` with its per-call credit, computed after the reward and never able to void it.
+
+        Contract 3: no diagnostic can void a reward. A backend error while crediting, or any exception at
+        all (a server bug, logged with its traceback and counted in
+        `groundstate_diagnostic_failures_total`), loses only the credit: the score comes back with
+        `diagnostics_error` saying why. Were it a 500 or a backend error, a policy could void its own 0.
+        """
+        if result.status != "scored":
+            return result
+        try:
+            result.credit = self.credit(task, domain, trajectory, result)
+        except BackendError as exc:
+            result.diagnostics_error = f"per-call credit left out: the backend failed ({exc.message})"
+        except Exception as exc:  # a diagnostic's bug must not become the episode's 500
+            log.exception("server bug: per-call credit of a %s trajectory raised", task.id)
+            DIAGNOSTIC_FAILURES.labels("credit").inc()
+            result.diagnostics_error = (
+                f"per-call credit left out: it failed on a server bug ({type(exc).__name__}, logged); "
+                "the reward stands"
+            )
         return result
 
     def credit(self, task: Task, domain: Domain, trajectory: Trajectory, result: ScoreResult) -> Credit:

@@ -57,6 +57,18 @@ class EventRecord(StoreBase):
     created_at: Mapped[datetime] = mapped_column(DateTime)
 
 
+class IdempotencyKeyRecord(StoreBase):
+    """A tool call's idempotency key and the event recording its run: a resent call gets that result back.
+
+    In the store, not in a process, so a resend that reaches another worker or replica still runs once.
+    """
+
+    __tablename__ = "idempotency_keys"
+    episode_id: Mapped[str] = mapped_column(ForeignKey("episodes.id", ondelete="CASCADE"), primary_key=True)
+    key: Mapped[str] = mapped_column(String(256), primary_key=True)
+    seq: Mapped[int] = mapped_column(Integer)
+
+
 class ScoreRecord(StoreBase):
     """The final verdict of an episode (a serialised `ScoreResult`); written once."""
 

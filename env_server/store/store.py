@@ -31,7 +31,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from env_server.errors import BackendError
 from env_server.store.events import Event, LoggedEvent, parse_event
-from env_server.store.models import EpisodeRecord, EventRecord, ScoreRecord
+from env_server.store.models import EpisodeRecord, EventRecord, IdempotencyKeyRecord, ScoreRecord
 
 
 def utcnow() -> datetime:
@@ -80,6 +80,13 @@ _EVENTS = cast(Table, EventRecord.__table__)
 #: The episode row by id: a Core select, about a quarter of an ORM `Session.get` on every request.
 _EPISODE = select(_EPISODES).where(_EPISODES.c.id == bindparam("episode_id"))
 _SCORES = cast(Table, ScoreRecord.__table__)
+_KEYS = cast(Table, IdempotencyKeyRecord.__table__)
+#: The event a tool call's idempotency key recorded, if any (one indexed lookup).
+_KEYED = (
+    select(_EVENTS.c.seq, _EVENTS.c.created_at, _EVENTS.c.kind, _EVENTS.c.payload)
+    .join(_KEYS, (_KEYS.c.episode_id == _EVENTS.c.episode_id) & (_KEYS.c.seq == _EVENTS.c.seq))
+    .where(_KEYS.c.episode_id == bindparam("episode_id"), _KEYS.c.key == bindparam("key"))
+)
 _EVENTS_AFTER = (
     select(_EVENTS.c.seq, _EVENTS.c.created_at, _EVENTS.c.kind, _EVENTS.c.payload)
     .where(_EVENTS.c.episode_id == bindparam("episode_id"), _EVENTS.c.seq > bindparam("after"))
@@ -188,13 +195,24 @@ class Store:
         with self._sessions() as s:
             return [(row[0], row[1]) for row in s.execute(query).all()]
 
-    def append_event(self, episode_id: str, event: Event, **episode_updates: Any) -> int:
+    def keyed_event(self, episode_id: str, key: str) -> LoggedEvent | None:
+        """The event recorded under a tool call's idempotency key in this episode, if any."""
+        with self.engine.connect() as conn:
+            row = conn.execute(_KEYED, {"episode_id": episode_id, "key": key}).first()
+        if row is None:
+            return None
+        return LoggedEvent(seq=row.seq, created_at=row.created_at, event=parse_event(row.kind, row.payload))
+
+    def append_event(
+        self, episode_id: str, event: Event, idempotency_key: str | None = None, **episode_updates: Any
+    ) -> int:
         """Append an event (and optionally update the episode row) atomically; returns its sequence number.
 
         One `INSERT ... SELECT max(seq) + 1 ... RETURNING seq` statement: this runs on every tool call.
         Appends to one episode are serialised — by a transaction-scoped advisory lock on PostgreSQL (any
         worker may append), by this process's write lock on SQLite — and a collision with another process
-        on a shared SQLite file (a taken sequence number, a stale snapshot) is retried.
+        on a shared SQLite file (a taken sequence number, a stale snapshot) is retried. A tool call's
+        `idempotency_key` is recorded with its event, in the same transaction (`keyed_event`).
         """
         values = {
             "episode_id": episode_id,
@@ -208,6 +226,10 @@ class Store:
                     if self._postgres:
                         conn.execute(_EPISODE_LOCK, {"episode_id": episode_id})
                     seq = conn.execute(_APPEND, values).scalar_one()
+                    if idempotency_key is not None:  # in the same transaction: both or neither
+                        conn.execute(
+                            _KEYS.insert().values(episode_id=episode_id, key=idempotency_key, seq=seq)
+                        )
                     if episode_updates:
                         conn.execute(
                             update(_EPISODES).where(_EPISODES.c.id == episode_id).values(**episode_updates)

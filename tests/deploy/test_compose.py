@@ -95,3 +95,23 @@ def _volumes(service: dict[str, Any]) -> list[str]:
         v if isinstance(v, str) else f"{v['source']}:{v['target']}" + (":ro" if v.get("read_only") else "")
         for v in service.get("volumes", [])
     ]
+
+
+def test_no_server_runs_as_a_superuser_and_the_sandboxes_are_hardened(config: dict[str, Any]) -> None:
+    """The servers connect as groundstate_app, migrations as groundstate_migrate; never as `postgres`."""
+    from env_server.sandbox.postgres.roles import REVOKED_FUNCTIONS
+
+    services = config["services"]
+    superuser = services["postgres"]["environment"]["POSTGRES_USER"]
+    for name in REPLICAS:
+        env = services[name]["environment"]
+        for url in (env["GROUNDSTATE_STORE_URL"], env["GROUNDSTATE_SANDBOX_URL"]):
+            assert url.startswith("postgresql+psycopg://groundstate_app:"), url
+    assert services["migrate"]["environment"]["GROUNDSTATE_STORE_URL"].startswith(
+        "postgresql+psycopg://groundstate_migrate:"
+    )
+    assert superuser not in ("groundstate_app", "groundstate_migrate")
+    script = (ROOT / "deploy" / "postgres-init.sh").read_text()
+    assert "NOSUPERUSER" in script and "NOREPLICATION" in script
+    for function in REVOKED_FUNCTIONS:
+        assert f"REVOKE EXECUTE ON FUNCTION {function} FROM PUBLIC" in script

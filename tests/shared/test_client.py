@@ -1,6 +1,7 @@
 """The shared HTTP client against the real app (ASGI transport) and against edge cases (mock transport)."""
 
 import asyncio
+import json
 from pathlib import Path
 from typing import Any
 
@@ -170,3 +171,22 @@ def test_an_older_client_reads_a_newer_servers_answers_ignoring_fields_it_does_n
     with GroundstateClient("http://t", transport=httpx.MockTransport(server)) as c:
         assert c.start_episode("t").episode_id == "ep1"
         assert c.send_message("ep1", "hello").content == "ok"
+
+
+def test_a_keyed_tool_call_is_resent_with_its_key_after_a_retriable_failure() -> None:
+    seen: list[dict[str, Any]] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        seen.append(json.loads(request.content))
+        if len(seen) == 1:
+            return httpx.Response(503, json={"error": {"code": "backend-error", "message": "restarting"}})
+        return httpx.Response(200, json={"name": "transfer", "output": "TR-90001"})
+
+    with GroundstateClient("http://t", transport=httpx.MockTransport(handler)) as c:
+        result = c.call_tool("ep", "transfer", {"amount_cents": 1}, idempotency_key="k-7")
+        assert result.output == "TR-90001"
+        assert [b["idempotency_key"] for b in seen] == ["k-7", "k-7"]
+        seen.clear()
+        with pytest.raises(ApiError):  # without a key a resend could run the write twice: not resent
+            c.call_tool("ep", "transfer", {"amount_cents": 1})
+        assert len(seen) == 1

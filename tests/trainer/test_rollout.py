@@ -175,6 +175,29 @@ def test_oversized_requests_are_the_agents_mistakes_not_a_stopped_campaign(tmp_p
     assert len(refused) == 1 and "32000" in refused[0]["refused"].replace(",", "")
 
 
+def test_any_model_output_becomes_text_or_a_tool_error_never_an_exception(server: str) -> None:
+    """Lone surrogates, control characters, odd ids and deep arguments: the model reads why, and plays on."""
+    deep: Any = "x"
+    for _ in range(40):
+        deep = [deep]
+    turns = [
+        {"tool_calls": [{"id": "c1", "name": "get_\ud800account", "arguments": {}}]},
+        {"tool_calls": [{"id": "c\x00\ud800", "name": "get_account", "arguments": {"account_id": "AC-1"}}]},
+        {"tool_calls": [{"id": "c3", "name": "get_account", "arguments": {"account_id": "AC\udfff"}}]},
+        {"tool_calls": [{"id": "c4", "name": "get_account", "arguments": {"account_id": deep}}]},
+        {"content": "Hello \ud800 there\x07", "stop": True},
+    ]
+    result = rollout(server, RecordedPolicy([Turn.model_validate(t) for t in turns]), "toybank-transfer-001")
+    assert (result.status, result.reward, result.end_reason) == ("scored", 0, EndReason.AGENT_STOP)
+    outcomes = [e.data["outcome"] for e in result.events if e.kind == "tool_call"]
+    assert outcomes == ["unparsable", "error", "unparsable", "unparsable"]  # c2: AC-1 not found
+    replies = [m["content"] for m in result.messages if m["role"] == "tool"]
+    assert "surrogate" in replies[0] and "surrogate" in replies[2] and "deeper" in replies[3]
+    said = [e.data["content"] for e in result.events if e.kind == "assistant_message"]
+    assert said == ["Hello \ufffd there"]
+    result.model_dump_json()  # the whole record serialises: nothing unencodable was kept
+
+
 def test_turn_limit_ends_and_scores_the_episode(server: str, tmp_path: Path) -> None:
     look = {"tool_calls": [{"id": "c", "name": "get_account", "arguments": {"account_id": "AC-0001"}}]}
     path = tmp_path / "turns.json"

@@ -21,7 +21,7 @@ from env_server.domain import Domain
 from env_server.errors import DomainVersionError
 from env_server.sandbox.base import SandboxEngine
 from env_server.sandbox.postgres import prune
-from env_server.sandbox.postgres.naming import base_schema, slot_pool, template_schema
+from env_server.sandbox.postgres.naming import base_schema, slot_pool, slot_roles, template_schema
 from env_server.sandbox.postgres.prune import PruneReport
 from env_server.sandbox.postgres.sandbox import PostgresSandbox
 from env_server.sandbox.postgres.schemas import SchemaBuilder
@@ -112,7 +112,8 @@ class PostgresSandboxEngine(SandboxEngine):
         self.engine.dispose()
 
     def _sandbox(self, sandbox_id: str, template: Template, schema: str) -> PostgresSandbox:
-        return PostgresSandbox(sandbox_id, template, self.engine, schema, on_dispose=self._release)
+        roles = slot_roles(schema, self.slots.database)
+        return PostgresSandbox(sandbox_id, template, self.engine, schema, roles, on_dispose=self._release)
 
     def _release(self, sandbox: PostgresSandbox) -> None:
         self.slots.release(sandbox.sandbox_id, sandbox.template, sandbox.schema)

@@ -12,7 +12,8 @@ from dataclasses import dataclass, field
 
 from sqlalchemy import Engine, text
 
-from env_server.sandbox.postgres.naming import REGISTRY, base_schema, slot_pool, template_schema
+from env_server.sandbox.postgres.naming import REGISTRY, base_schema, slot_pool, slot_roles, template_schema
+from env_server.sandbox.postgres.roles import drop_roles
 from env_server.sandbox.template import Template
 
 
@@ -81,10 +82,12 @@ def drop(engine: Engine, report: PruneReport) -> None:
         with engine.begin() as conn:
             conn.execute(text("SELECT pg_advisory_xact_lock(hashtext(:k))"), {"k": schema})
             conn.exec_driver_sql(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
+    database = str(engine.url.database or "postgres")
     for schema in report.orphaned_slots:
         with engine.begin() as conn:
             conn.execute(text(f"DELETE FROM {REGISTRY} WHERE schema = :s"), {"s": schema})
             conn.exec_driver_sql(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
+            drop_roles(conn, slot_roles(schema, database))
     for schema in list(report.surplus_slots):
         with engine.begin() as conn:
             freed = conn.scalar(
@@ -93,5 +96,6 @@ def drop(engine: Engine, report: PruneReport) -> None:
             )
             if freed:  # not claimed in the meantime
                 conn.exec_driver_sql(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
+                drop_roles(conn, slot_roles(schema, database))
             else:
                 report.surplus_slots.remove(schema)

@@ -17,7 +17,8 @@ from typing import NamedTuple
 
 from sqlalchemy import Engine, text
 
-from env_server.sandbox.postgres.naming import REGISTRY, slot_pool
+from env_server.sandbox.postgres import roles
+from env_server.sandbox.postgres.naming import REGISTRY, slot_pool, slot_roles
 from env_server.sandbox.postgres.schemas import SchemaBuilder, slot_tables
 from env_server.sandbox.template import Template
 
@@ -61,6 +62,8 @@ class SlotPool:
 
     def __init__(self, engine: Engine, schemas: SchemaBuilder) -> None:
         self.engine = engine
+        #: The database's name, which slot roles carry (roles are global to the cluster).
+        self.database = str(engine.url.database or "postgres")
         self.schemas = schemas
         self._maintenance = ThreadPoolExecutor(1, thread_name_prefix="gs-vacuum")
         self._registry_ready = False
@@ -73,6 +76,7 @@ class SlotPool:
             return
         with self.engine.begin() as conn:
             conn.execute(text("SELECT pg_advisory_xact_lock(hashtext('gs_sandboxes'))"))
+            roles.harden(conn, self.database)
             # complete already: no DDL, whose ACCESS EXCLUSIVE lock would queue (and deadlock) other
             # workers' claims behind it
             if conn.scalar(_REGISTRY_COMPLETE):
@@ -109,6 +113,9 @@ class SlotPool:
             if row is None:
                 schema = f"gs_s_{uuid.uuid4().hex}"
                 conn.exec_driver_sql(self.schemas.slot_script(template.domain, schema))
+                rw, ro = slot_roles(schema, self.database)
+                domain_tables = list(template.domain.metadata.sorted_tables)
+                conn.exec_driver_sql(roles.roles_script(schema, rw, ro, domain_tables))
                 conn.execute(_REGISTER, {"s": schema, "p": pool, "e": sandbox_id, "src": source})
             elif row.filled_from == source:
                 schema = row.schema

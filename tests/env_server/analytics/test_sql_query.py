@@ -1,5 +1,7 @@
 """Analytics episodes over HTTP: read-only SQL, refusals with clear errors, execution-accuracy scoring."""
 
+import re
+
 import pytest
 from fastapi.testclient import TestClient
 
@@ -80,7 +82,8 @@ def test_database_itself_refuses_writes_in_a_readonly_connection(client: TestCli
     service = client.app.state.episodes  # type: ignore[attr-defined]
     record, task, domain = service._active(eid)
     sandbox = service._sandbox(record, task, domain)
-    with pytest.raises(Exception, match=r"(?i)read.?only"), sandbox.readonly_connection(1000) as conn:
+    refused = r"(?i)read.?only|not authorized|permission denied"  # query_only, the authorizer, the role
+    with pytest.raises(Exception, match=refused), sandbox.readonly_connection(1000) as conn:
         conn.exec_driver_sql("UPDATE accounts SET balance_cents = 0")
 
 
@@ -104,3 +107,38 @@ def test_stateless_scoring_of_an_analytics_trajectory(client: TestClient) -> Non
         "tool_calls": [{"name": "submit_answer", "arguments": {"rows": rows}}],
     }
     assert client.post("/v1/score", json=body).json()["reward"] == 1
+
+
+#: A string of 2**n characters, built by doubling (allowed functions only): what an agent can grow a cell to.
+DOUBLED = "WITH RECURSIVE r(s, n) AS (SELECT 'x', 0 UNION ALL SELECT s || s, n + 1 FROM r WHERE n < {n}) "
+
+
+@pytest.mark.parametrize(
+    ("sql", "why"),
+    [
+        (DOUBLED + "SELECT s FROM r WHERE n = 21", "too big|per cell"),  # one 2 MB cell
+        (DOUBLED + "SELECT a.owner || (SELECT s FROM r WHERE n = 12) FROM accounts a", "at most 256,000"),
+    ],
+)
+def test_results_are_bounded_in_bytes_with_a_clear_tool_error(client: TestClient, sql: str, why: str) -> None:
+    eid = start_episode(client, "toybank-analytics-004")
+    n = 21 if "n = 21" in sql else 12
+    result = call(client, eid, "sql_query", sql=sql.format(n=n))
+    assert result["error"] and re.search(why, result["error"]), result["error"]
+
+
+def test_the_engine_bounds_what_the_guard_would_let_through(client: TestClient) -> None:
+    """Below the guard: a gigabyte string fails at once in the engine, and a big cell is capped."""
+    eid = start_episode(client, "toybank-analytics-004")
+    service = client.app.state.episodes  # type: ignore[attr-defined]
+    record, task, domain = service._active(eid)
+    sandbox = service._sandbox(record, task, domain)
+    huge = "SELECT zeroblob(1000000000)" if sandbox.dialect == "sqlite" else "SELECT repeat('x', 5000000)"
+    with pytest.raises(ToolError, match=r"too big|per cell"):
+        sandbox.readonly_select(huge, 10)
+
+
+def test_percent_in_a_like_pattern_runs_on_both_backends(client: TestClient) -> None:
+    eid = start_episode(client, "toybank-analytics-004")
+    result = call(client, eid, "sql_query", sql="SELECT count(*) FROM accounts WHERE owner LIKE '%owner 1%'")
+    assert result["error"] is None and result["output"]["rows"] == [[11]], result

@@ -45,15 +45,16 @@ def test_a_rejected_call_changes_nothing_and_scores_as_if_absent(client: TestCli
     assert client.post(f"/v1/episodes/{eid}/score").json()["reward"] == 1
 
 
-def test_a_rejected_call_with_nul_text_is_recorded_readably(client: TestClient) -> None:
+def test_a_call_with_nul_text_is_refused_where_it_enters_and_the_record_stays_readable(
+    client: TestClient,
+) -> None:
     eid = start_episode(client)
     r = client.post(
         f"/v1/episodes/{eid}/tool_calls",
         json={"name": "get_account", "arguments": {"account_id": "AC\u00000"}},
     )
-    assert r.status_code == 422
-    (payload,) = [e["payload"] for e in _events(client, eid) if e["kind"] == "rejected_tool_call"]
-    assert payload["arguments"] == {"account_id": "AC\\u00000"}
+    assert r.status_code == 422 and r.json()["error"]["field"] == "arguments"
+    assert [e["kind"] for e in _events(client, eid)] == ["user_message"]  # nothing of it was recorded
 
 
 def test_the_end_of_the_conversation_is_an_event_not_a_user_message(client: TestClient) -> None:

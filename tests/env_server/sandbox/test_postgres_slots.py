@@ -157,3 +157,23 @@ def test_a_slot_reused_for_the_same_template_gets_back_exactly_the_template(fres
         assert run_tool(second, tools, "transfer", again).output == "TR-90001"  # the counters are back
     finally:
         engine.close()
+
+
+def test_a_slot_has_roles_of_its_own_made_once_and_dropped_with_it(fresh_pg_url: str) -> None:
+    """A slot gets a read-write and a read-only role when it is made; reuse makes none, prune drops them."""
+    engine = PostgresSandboxEngine(fresh_pg_url)
+    roles = "SELECT rolname, rolsuper, rolcanlogin FROM pg_roles WHERE rolname LIKE :p ORDER BY rolname"
+    try:
+        first = engine.create("one", Template(domain=toy_domain))
+        assert isinstance(first, PostgresSandbox) and first.roles is not None
+        first.dispose()
+        engine.create("two", Template(domain=toy_domain)).dispose()  # reuses the slot: no new role
+        with engine.engine.connect() as conn:
+            made = conn.execute(text(roles), {"p": f"{first.schema}%"}).all()
+        assert [r.rolname for r in made] == sorted(first.roles)
+        assert not any(r.rolsuper or r.rolcanlogin for r in made)
+        engine.prune([Template(domain=toy_domain)], keep_free=0)
+        with engine.engine.connect() as conn:
+            assert conn.execute(text(roles), {"p": f"{first.schema}%"}).all() == []
+    finally:
+        engine.close()

@@ -260,3 +260,43 @@ def test_credit_replays_the_customers_calls_in_their_place() -> None:
     assert len(credit.calls) == 1  # the customer's call is nobody's credit
     (added,) = credit.calls[0].changes
     assert added.table == "tickets" and added.after["category"] == "other"
+
+
+def test_a_repeated_write_with_the_same_arguments_is_collateral_and_the_score_stands(
+    client: TestClient,
+) -> None:
+    """Each copy of the expected new row matches the gold alone; only one counts: the second deviates."""
+    ticket = {"name": "open_ticket", "arguments": {"account_id": "AC-0007", "topic": "fees"}}
+    said = [{"role": "assistant", "content": "Your ticket is TK-90001."}]
+    body = {"task_id": "toybank-ticket-006", "tool_calls": [ticket, ticket], "messages": said}
+    r = client.post("/v1/score", json=body)
+    assert r.status_code == 200, r.text
+    result = r.json()
+    assert result["reward"] == 0 and result["diagnostics_error"] is None
+    assert [c["label"] for c in result["credit"]["calls"]] == ["needed", "collateral"]
+    assert result["credit"]["first_deviation"]["call_index"] == 1
+    episode = start_episode(client, "toybank-ticket-006")
+    call(client, episode, "open_ticket", account_id="AC-0007", topic="fees")
+    call(client, episode, "open_ticket", account_id="AC-0007", topic="fees")
+    live = client.post(f"/v1/episodes/{episode}/score")
+    assert live.status_code == 200 and live.json()["reward"] == 0, live.text
+    assert client.get(f"/v1/episodes/{episode}").status_code == 200
+
+
+class _BrokenCredit(Scorer):
+    """A scorer whose diagnostic has a bug (the reward path is the real one)."""
+
+    def credit(self, task: Any, domain: Any, trajectory: Any, result: ScoreResult) -> Any:
+        raise IndexError("list index out of range")
+
+
+def test_a_failing_diagnostic_leaves_the_reward_and_says_why(client: TestClient) -> None:
+    service = client.app.state.episodes  # type: ignore[attr-defined]
+    service.scorer = _BrokenCredit(service.scorer.sandboxes)
+    episode = start_episode(client)
+    call(client, episode, "transfer", source_id="AC-0001", target_id="AC-0002", amount_cents=5000)
+    client.post(f"/v1/episodes/{episode}/messages", json={"content": "The transfer is complete."})
+    result = client.post(f"/v1/episodes/{episode}/score").json()
+    assert result["reward"] == 1 and result["credit"] is None
+    assert "IndexError" in result["diagnostics_error"]
+    assert "groundstate_diagnostic_failures_total" in client.get("/metrics").text

@@ -19,7 +19,7 @@ from tests.factories import call, start_episode
 def test_upgrade_creates_the_tables_at_head(tmp_path: Path) -> None:
     url = f"sqlite:///{tmp_path}/s.db"
     upgrade(url)
-    assert current(url) == "0002"
+    assert current(url) == "0003"
     names = set(inspect(make_store_engine(url)).get_table_names())
     assert {"episodes", "events", "scores", "minted_tasks", "alembic_version"} <= names
 
@@ -33,7 +33,7 @@ def pg_store_url(fresh_pg_url: str) -> str:
 @pytest.mark.postgres
 def test_upgrade_on_postgresql(pg_store_url: str) -> None:
     upgrade(pg_store_url)
-    assert current(pg_store_url) == "0002"
+    assert current(pg_store_url) == "0003"
 
 
 @pytest.mark.postgres
