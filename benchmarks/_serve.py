@@ -11,6 +11,7 @@ import time
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
@@ -54,15 +55,24 @@ def serving(work_dir: Path, backend: str, workers: int = 1) -> Iterator[str]:
 
     See `serving_process`.
     """
-    with serving_process(work_dir, backend, workers) as (url, _):
-        yield url
+    with serving_process(work_dir, backend, workers) as served:
+        yield served.url
+
+
+@dataclass(frozen=True)
+class Served:
+    """A running server: its URL, its process, and the URLs of its PostgreSQL databases (none on SQLite)."""
+
+    url: str
+    proc: subprocess.Popen[bytes]
+    databases: list[str]
 
 
 @contextmanager
 def serving_process(
     work_dir: Path, backend: str, workers: int = 1, env: dict[str, str] | None = None
-) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
-    """`groundstate serve` with `workers` workers on `backend`; yields its URL and process (for its pid).
+) -> Iterator[Served]:
+    """`groundstate serve` with `workers` workers on `backend`; yields it with its process and databases.
 
     SQLite: in-memory sandboxes and a new store file in `work_dir`. PostgreSQL (`GROUNDSTATE_TEST_PG_URL`):
     sandboxes and store in two new databases, dropped afterwards, with pools sized so that four workers
@@ -89,7 +99,7 @@ def serving_process(
             env={**settings, **(env or {})},
         )
         stack.callback(stop, proc)
-        yield url, proc
+        yield Served(url, proc, [store_url, sandbox_url] if backend == "postgresql" else [])
 
 
 @contextmanager

@@ -44,6 +44,7 @@ from typing import Any
 
 import httpx
 import psutil
+from sqlalchemy import create_engine, text
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -153,6 +154,7 @@ class Burst:
     latencies: dict[str, list[float]] = field(default_factory=lambda: {r: [] for r in ROUTES})
     tool_calls_at_live: list[tuple[int, float]] = field(default_factory=list)
     errors: Counter[str] = field(default_factory=Counter)
+    error_examples: dict[str, str] = field(default_factory=dict)  # kind -> its first message
     rewards: Counter[str] = field(default_factory=Counter)
     live: int = 0
     peak_live: int = 0
@@ -179,7 +181,7 @@ async def play(client: AsyncGroundstateClient, fate: Fate, burst: Burst, t0: flo
     try:
         started = await timed(burst, "start", client.start_episode(fate.plan.task_id))
     except ClientError as exc:
-        burst.errors[kind(exc)] += 1
+        failed(burst, exc)
         return
     burst.admitted_s = max(burst.admitted_s, time.perf_counter() - t0)
     burst.live += 1
@@ -209,9 +211,15 @@ async def play(client: AsyncGroundstateClient, fate: Fate, burst: Burst, t0: flo
         if resent:
             burst.resent_rewards[str(score.reward)] += 1
     except ClientError as exc:
-        burst.errors[kind(exc)] += 1
+        failed(burst, exc)
     finally:
         burst.live -= 1
+
+
+def failed(burst: Burst, exc: ClientError) -> None:
+    """Count a failure by kind, keeping the first message of each kind."""
+    burst.errors[kind(exc)] += 1
+    burst.error_examples.setdefault(kind(exc), str(exc)[:300])
 
 
 def kind(exc: ClientError) -> str:
@@ -220,13 +228,53 @@ def kind(exc: ClientError) -> str:
 
 
 class ServerStats:
-    """CPU seconds and resident memory of a server process and its workers, sampled while a burst runs."""
+    """CPU seconds and resident memory of a server process and its workers, sampled while a burst runs.
 
-    def __init__(self, pid: int) -> None:
+    On PostgreSQL also the CPU seconds of the database's backends serving the server's two databases
+    (`pg_stat_activity`; the server's pools keep their connections, so their backends live through the
+    burst), for the capacity model's database share.
+    """
+
+    def __init__(self, pid: int, databases: list[str] | None = None) -> None:
         self.root = psutil.Process(pid)
+        self.databases = databases or []
         self.cpu0 = self.cpu()
         self.rss0 = self.rss()
         self.samples: list[tuple[int, int]] = []  # (live episodes, rss bytes)
+        self.pg_backends: dict[int, tuple[psutil.Process, float]] = {}  # pid -> (process, cpu at first sight)
+        self.see_pg_backends()
+
+    def see_pg_backends(self) -> None:
+        """Note the database backends serving the server now (their CPU counts from when first seen)."""
+        for url in self.databases[:1]:
+            names = [u.rsplit("/", 1)[1] for u in self.databases]
+            engine = create_engine(url)
+            with engine.connect() as conn:
+                pids = conn.execute(
+                    text(
+                        "SELECT pid FROM pg_stat_activity"
+                        " WHERE datname = ANY(:names) AND pid <> pg_backend_pid()"
+                    ),
+                    {"names": names},
+                ).scalars()
+                for pid in pids:
+                    if pid not in self.pg_backends:
+                        with contextlib.suppress(psutil.Error):
+                            proc = psutil.Process(pid)
+                            t = proc.cpu_times()
+                            self.pg_backends[pid] = (proc, t.user + t.system)
+            engine.dispose()
+
+    def pg_cpu(self) -> float | None:
+        """CPU seconds the database's backends spent since first seen (None on SQLite)."""
+        if not self.databases:
+            return None
+        total = 0.0
+        for proc, start in self.pg_backends.values():
+            with contextlib.suppress(psutil.Error):
+                t = proc.cpu_times()
+                total += t.user + t.system - start
+        return total
 
     def processes(self) -> list[psutil.Process]:
         return [self.root, *self.root.children(recursive=True)]
@@ -247,21 +295,27 @@ class ServerStats:
         return total
 
     async def sample(self, burst: Burst, every_s: float = 0.25) -> None:
-        """Record (live episodes, rss) until cancelled."""
+        """Record (live episodes, rss) until cancelled, and note new database backends every few samples."""
         while True:
             self.samples.append((burst.live, self.rss()))
+            if self.databases and len(self.samples) % 8 == 0:
+                await asyncio.to_thread(self.see_pg_backends)
             await asyncio.sleep(every_s)
 
 
-async def run_burst(url: str, pid: int, work: list[Fate]) -> tuple[Burst, float, ServerStats]:
+async def run_burst(
+    url: str, pid: int, work: list[Fate], databases: list[str] | None = None
+) -> tuple[Burst, float, ServerStats]:
     """All of `work` at once; returns what the client saw, the wall time and the server's stats."""
-    burst, stats = Burst(), ServerStats(pid)
+    burst, stats = Burst(), ServerStats(pid, databases)
     async with AsyncGroundstateClient(url, max_connections=len(work), timeout=600.0) as client:
         sampler = asyncio.create_task(stats.sample(burst))
         t0 = time.perf_counter()
         await asyncio.gather(*(play(client, fate, burst, t0) for fate in work))
         wall = time.perf_counter() - t0
         sampler.cancel()
+    if databases:
+        stats.see_pg_backends()
     return burst, wall, stats
 
 
@@ -296,15 +350,16 @@ def by_live(pairs: list[tuple[int, float]], buckets: int = 8) -> list[dict[str, 
 
 
 def refused(url: str) -> float:
-    """Admissions the server refused so far (`groundstate_admissions_refused_total`), 0 if it has none."""
+    """Requests refused as over capacity so far (`groundstate_admissions_refused_total`, all limits)."""
     text = httpx.get(url + "/metrics").text
-    found = re.search(r"^groundstate_admissions_refused_total(?:\{[^}]*\})? ([0-9.e+]+)$", text, re.M)
-    return float(found.group(1)) if found else 0.0
+    found = re.findall(r"^groundstate_admissions_refused_total(?:\{[^}]*\})? ([0-9.e+]+)$", text, re.M)
+    return sum(float(v) for v in found)
 
 
 def report(burst: Burst, wall: float, stats: ServerStats, refusals: float) -> dict[str, Any]:
     """One burst's figures, as they go in the JSON."""
     cpu = stats.cpu() - stats.cpu0
+    pg_cpu = stats.pg_cpu()
     peak_rss = max((rss for _, rss in stats.samples), default=stats.rss0)
     episodes = burst.scored + burst.abandoned
     return {
@@ -317,12 +372,16 @@ def report(burst: Burst, wall: float, stats: ServerStats, refusals: float) -> di
         "rewards": dict(burst.rewards),
         "rewards_of_episodes_with_a_resent_write": dict(burst.resent_rewards),
         "errors": dict(burst.errors),
+        "error_examples": burst.error_examples,
         "over_capacity_refusals": refusals,
         "routes": {r: quantiles(v) for r, v in burst.latencies.items()},
         "tool_call_by_live": by_live(burst.tool_calls_at_live),
         "peak_live": burst.peak_live,
         "server_cpu_s": round(cpu, 2),
         "server_cpu_s_per_episode": round(cpu / episodes, 4) if episodes else None,
+        "postgresql_cpu_s_per_episode": round(pg_cpu / episodes, 4)
+        if episodes and pg_cpu is not None
+        else None,
         "server_rss_mb_idle": round(stats.rss0 / 2**20, 1),
         "server_rss_mb_peak": round(peak_rss / 2**20, 1),
         "memory_kb_per_live_episode": (
@@ -346,14 +405,15 @@ def line(label: str, n: int, r: dict[str, Any]) -> str:
 def measure(args: argparse.Namespace, n: int, work_dir: Path) -> dict[str, Any]:
     """One N: a fresh server (warmed up), its burst, then the floor under the same load."""
     env = dict(e.split("=", 1) for e in args.server_env)
-    with serving_process(work_dir, args.backend, args.workers, env=env) as (url, proc):
+    with serving_process(work_dir, args.backend, args.workers, env=env) as served:
+        url = served.url
         plans = load_plans(url, args.tasks_per_domain)
         canned = work_dir / "canned.json"
         alone = record(url, plans, canned)
         warm(url, plans)
         work = fates(plans, n, args)
         refused0 = refused(url)
-        burst, wall, stats = asyncio.run(run_burst(url, proc.pid, work))
+        burst, wall, stats = asyncio.run(run_burst(url, served.proc.pid, work, served.databases))
         server = report(burst, wall, stats, refused(url) - refused0)
     floor_proc, floor_url = start_process(
         [sys.executable, str(ROOT / "benchmarks" / "floor.py")],
@@ -369,6 +429,7 @@ def measure(args: argparse.Namespace, n: int, work_dir: Path) -> dict[str, Any]:
     return {
         "episodes": n,
         "tasks": len(plans),
+        "mean_turns_per_episode": round(sum(len(f.plan.steps) for f in work) / len(work), 2),
         "server": server,
         "floor": floor,
         "rewards_alone": rewards_alone,
