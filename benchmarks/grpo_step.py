@@ -445,6 +445,11 @@ def knee(results: list[dict[str, Any]]) -> dict[str, Any] | None:
     return None
 
 
+def relative(arg: str) -> str:
+    """An argument, an absolute path made relative to the working directory (the JSON holds none)."""
+    return os.path.relpath(arg) if os.path.isabs(arg) else arg
+
+
 def parse(argv: list[str] | None = None) -> argparse.Namespace:
     """The command line."""
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -473,7 +478,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     load = os.getloadavg()
     results = [measure(args, n, work_dir) for n in sorted(sizes)]
     out = {
-        "command": "python benchmarks/grpo_step.py " + " ".join(sys.argv[1:] if argv is None else argv),
+        "command": "python benchmarks/grpo_step.py "
+        + " ".join(map(relative, sys.argv[1:] if argv is None else argv)),
         "machine": {"cpus": os.cpu_count(), "load_average_at_start": [round(x, 2) for x in load]},
         "settings": {k: str(v) if isinstance(v, Path) else v for k, v in vars(args).items() if k != "out"},
         "results": results,
