@@ -15,10 +15,11 @@
     ├── UnauthorizedError                 401 unauthorized
     ├── RequestTooLargeError              413 request-too-large
     ├── JudgeNotConfiguredError           503 judge-not-configured
-    ├── OverCapacityError                 503 over-capacity (with Retry-After; retriable, nothing was done)
     └── BackendError                      503 backend-error (sandbox, user or judge endpoint failure)
-        └── DomainVersionError                domain-version-changed (the episode's sandbox is another
-                                              version's: a rolling upgrade)
+        ├── DomainVersionError                domain-version-changed (the episode's sandbox is another
+        │                                     version's: a rolling upgrade)
+        └── OverCapacityError                 over-capacity (with Retry-After: the worker is full; nothing
+                                              was done, so a retry runs the request once)
 
 A single exception handler renders them as `{"error": {"code", "message", "field"}}`.
 """
@@ -114,7 +115,7 @@ class JudgeNotConfiguredError(GroundstateError, code="judge-not-configured", sta
     """`POST /v1/judge` on a server started without a judge endpoint."""
 
 
-class OverCapacityError(GroundstateError, code="over-capacity", status=503):
+class OverCapacityError(BackendError, code="over-capacity"):
     """The worker is at capacity (live episodes or requests in flight): retry after `retry_after_s`.
 
     Refused before any work, so a retry runs the request once; infrastructure, never the agent's fault.

@@ -94,7 +94,7 @@ def test_the_client_waits_out_a_refusal_and_succeeds_once_capacity_frees(
 def test_an_idle_episode_is_reclaimed_and_later_calls_are_410(
     tmp_path: Path, sandbox_url: str, toy_registry: DomainRegistry
 ) -> None:
-    with make_client(tmp_path, sandbox_url, toy_registry, episode_idle_timeout_s=0.4) as client:
+    with make_client(tmp_path, sandbox_url, toy_registry, episode_idle_timeout_s=1.5) as client:
         service = client.app.state.episodes  # type: ignore[attr-defined]
         reclaimed_before = metric(client, "groundstate_episodes_reclaimed_total")
         idle, busy = start_episode(client), start_episode(client)
@@ -103,7 +103,7 @@ def test_an_idle_episode_is_reclaimed_and_later_calls_are_410(
         while client.get(f"/v1/episodes/{idle}").json()["status"] != "reclaimed":
             assert time.monotonic() < deadline, "not reclaimed in 10 s"
             call(client, busy, "get_account", account_id="AC-0001")  # kept busy: never idle
-            time.sleep(0.1)
+            time.sleep(0.05)
         info = client.get(f"/v1/episodes/{idle}").json()
         assert [e["kind"] for e in info["events"]][:2] == ["user_message", "tool_call"]  # the record is kept
         refused = client.post(
