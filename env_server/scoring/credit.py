@@ -249,7 +249,8 @@ def _first_deviation(
         steps = history[item]
         on = [_on_course(c, expected, initial, ignored) for c in steps]
         last_on = max((i for i, ok in enumerate(on) if ok), default=-1)
-        culprit = steps[last_on + 1]
+        # every change on course, yet the item is off (the same write made twice): the last one put it there
+        culprit = steps[min(last_on + 1, len(steps) - 1)]
         rank = (culprit.call, int(label != "wrong"))
         if best is None or rank < best[:2]:
             best = (*rank, _reason(culprit, label, expected))
