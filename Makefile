@@ -14,7 +14,7 @@ export CMAKE_ARGS ?= -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=O
 OPENENV_VENV  ?= .venv-openenv
 OPENENV_STAMP := $(OPENENV_VENV)/.installed
 
-.PHONY: install openenv-client run test test-fast lint validate validate-pg docs docs-build bench bench-floor bench-wave bench-server soak clean
+.PHONY: install openenv-client run test test-fast lint validate validate-pg docs docs-build bench bench-floor bench-wave bench-grpo bench-server soak clean
 
 $(PY):
 	python3 -m venv $(VENV)
@@ -87,6 +87,13 @@ bench-floor: install
 bench-wave: install
 	$(PY) benchmarks/wave.py
 	$(PY) benchmarks/wave.py --backend postgresql
+
+# a GRPO step's burst (128 to 1,024 episodes, 2 s median think time) against the server and the no-op floor,
+# SQLite then PostgreSQL; on an idle machine (docs/performance, docs/training/cluster.md#capacity)
+bench-grpo: install
+	$(PY) benchmarks/grpo_step.py --sweep 128,256,512,1024 --out benchmarks/results/grpo_step_sqlite.json
+	$(PY) benchmarks/grpo_step.py --sweep 128,256,512,1024 --backend postgresql \
+		--server-env GROUNDSTATE_DB_POOL_SIZE=16 --out benchmarks/results/grpo_step_postgresql.json
 
 # the server's own work per episode, in process, for every read tool (about 1 minute)
 bench-server: install

@@ -11,6 +11,7 @@ import time
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
@@ -52,17 +53,38 @@ def start_server(
 def serving(work_dir: Path, backend: str, workers: int = 1) -> Iterator[str]:
     """`groundstate serve` with `workers` workers, its sandboxes and store on `backend`; yields its URL.
 
+    See `serving_process`.
+    """
+    with serving_process(work_dir, backend, workers) as served:
+        yield served.url
+
+
+@dataclass(frozen=True)
+class Served:
+    """A running server: its URL, its process, and the URLs of its PostgreSQL databases (none on SQLite)."""
+
+    url: str
+    proc: subprocess.Popen[bytes]
+    databases: list[str]
+
+
+@contextmanager
+def serving_process(
+    work_dir: Path, backend: str, workers: int = 1, env: dict[str, str] | None = None
+) -> Iterator[Served]:
+    """`groundstate serve` with `workers` workers on `backend`; yields it with its process and databases.
+
     SQLite: in-memory sandboxes and a new store file in `work_dir`. PostgreSQL (`GROUNDSTATE_TEST_PG_URL`):
     sandboxes and store in two new databases, dropped afterwards, with pools sized so that four workers
-    stay within a stock `max_connections` of 100.
+    stay within a stock `max_connections` of 100. `env` adds settings (`GROUNDSTATE_*`).
     """
     with contextlib.ExitStack() as stack:
         if backend == "postgresql":
             pg_url = os.environ.get("GROUNDSTATE_TEST_PG_URL", DEFAULT_PG_URL)
             store_url, sandbox_url = stack.enter_context(private_databases(pg_url, "gs_bench", 2))
-            env = {"GROUNDSTATE_DB_POOL_SIZE": "3"}
+            settings = {"GROUNDSTATE_DB_POOL_SIZE": "3"}
         elif backend == "sqlite":
-            store_url, sandbox_url, env = (
+            store_url, sandbox_url, settings = (
                 f"sqlite:///{work_dir}/store-{uuid.uuid4().hex[:6]}.db",
                 "sqlite://",
                 {},
@@ -70,10 +92,14 @@ def serving(work_dir: Path, backend: str, workers: int = 1) -> Iterator[str]:
         else:
             raise ValueError(f"unknown backend {backend!r} (sqlite or postgresql)")
         proc, url = start_server(
-            work_dir, store_url=store_url, sandbox_url=sandbox_url, workers=workers, env=env
+            work_dir,
+            store_url=store_url,
+            sandbox_url=sandbox_url,
+            workers=workers,
+            env={**settings, **(env or {})},
         )
         stack.callback(stop, proc)
-        yield url
+        yield Served(url, proc, [store_url, sandbox_url] if backend == "postgresql" else [])
 
 
 @contextmanager

@@ -10,11 +10,13 @@ from fastapi import FastAPI
 from starlette.routing import Route
 
 from env_server.api import routers
+from env_server.api.admission import InFlightMiddleware, reclaiming
 from env_server.api.auth import AuthMiddleware
 from env_server.api.body_limit import BodyLimitMiddleware
 from env_server.api.errors import install_error_handlers
 from env_server.api.observe import ObserveMiddleware
 from env_server.domain.registry import DomainRegistry
+from env_server.episodes.admission import Admission
 from env_server.episodes.service import EpisodeService
 from env_server.judge import LLMJudge
 from env_server.llm import LLMEndpoint
@@ -83,6 +85,12 @@ def build_service(settings: Settings, registry: DomainRegistry | None = None) ->
         max_live_sandboxes=settings.max_live_sandboxes,
         sandbox_idle_s=settings.sandbox_idle_s,
         inline=settings.runs_inline,
+        admission=Admission(
+            max_live_episodes=settings.max_live_episodes,
+            max_in_flight=settings.max_in_flight,
+            retry_after_s=settings.retry_after_s,
+            idle_timeout_s=settings.episode_idle_timeout_s,
+        ),
     )
 
 
@@ -96,7 +104,7 @@ def create_app(settings: Settings | None = None, registry: DomainRegistry | None
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
         # every route's blocking work runs on anyio's default thread pool: size it here
         anyio.to_thread.current_default_thread_limiter().total_tokens = settings.worker_threads
-        async with mcp.lifespan():
+        async with mcp.lifespan(), reclaiming(service):
             yield
         for user in service.users.values():
             user.close()
@@ -121,7 +129,9 @@ def create_app(settings: Settings | None = None, registry: DomainRegistry | None
     # protocol adapters over the same episode service: MCP per episode, and an OpenEnv environment server
     app.router.routes.append(Route(MCP_PATH, mcp, methods=["GET", "POST", "DELETE"], include_in_schema=False))
     app.include_router(openenv_router)
-    # the last added runs first: every request is observed, then authenticated, then its size checked
+    # the last added runs first: every request is observed, then authenticated, then its size checked, then
+    # counted in flight (or refused past the maximum)
+    app.add_middleware(InFlightMiddleware, admission=service.admission)
     app.add_middleware(BodyLimitMiddleware, max_body=settings.max_request_bytes)
     app.add_middleware(AuthMiddleware, api_key=settings.api_key, previous_api_keys=settings.previous_api_keys)
     app.add_middleware(ObserveMiddleware, replica_id=settings.replica_id)

@@ -6,6 +6,7 @@
     │   ├── UnknownTaskError                  unknown-task
     │   └── UnknownEpisodeError               unknown-episode
     │       └── EpisodeDisposedError          410 episode-disposed
+    │           └── EpisodeReclaimedError         episode-reclaimed (idle past the timeout)
     ├── InvalidRequestError               422 invalid-request
     │   ├── UnknownToolError                  unknown-tool
     │   └── InvalidArgumentsError             invalid-arguments
@@ -15,8 +16,10 @@
     ├── RequestTooLargeError              413 request-too-large
     ├── JudgeNotConfiguredError           503 judge-not-configured
     └── BackendError                      503 backend-error (sandbox, user or judge endpoint failure)
-        └── DomainVersionError                domain-version-changed (the episode's sandbox is another
-                                              version's: a rolling upgrade)
+        ├── DomainVersionError                domain-version-changed (the episode's sandbox is another
+        │                                     version's: a rolling upgrade)
+        └── OverCapacityError                 over-capacity (with Retry-After: the worker is full; nothing
+                                              was done, so a retry runs the request once)
 
 A single exception handler renders them as `{"error": {"code", "message", "field"}}`.
 """
@@ -68,6 +71,10 @@ class EpisodeDisposedError(UnknownEpisodeError, code="episode-disposed", status=
     """The episode was disposed of: its sandbox is gone, its record (`GET`) stays, nothing else applies."""
 
 
+class EpisodeReclaimedError(EpisodeDisposedError, code="episode-reclaimed"):
+    """The episode sat idle past `GROUNDSTATE_EPISODE_IDLE_TIMEOUT_S`: reclaimed, as if disposed of."""
+
+
 class InvalidRequestError(GroundstateError, code="invalid-request", status=422):
     """The request is well-formed JSON but asks for something impossible."""
 
@@ -106,6 +113,17 @@ class DomainVersionError(BackendError, code="domain-version-changed"):
 
 class JudgeNotConfiguredError(GroundstateError, code="judge-not-configured", status=503):
     """`POST /v1/judge` on a server started without a judge endpoint."""
+
+
+class OverCapacityError(BackendError, code="over-capacity"):
+    """The worker is at capacity (live episodes or requests in flight): retry after `retry_after_s`.
+
+    Refused before any work, so a retry runs the request once; infrastructure, never the agent's fault.
+    """
+
+    def __init__(self, message: str, *, retry_after_s: float) -> None:
+        super().__init__(message)
+        self.retry_after_s = retry_after_s
 
 
 class TaskInvalidError(GroundstateError, code="invalid-task"):

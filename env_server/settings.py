@@ -105,6 +105,34 @@ class Settings(BaseSettings):
         "otherwise). `auto` does so when both the sandboxes and the store are SQLite, whose calls never "
         "wait on a network; `off` always hops to a thread.",
     )
+    max_live_episodes: int = Field(
+        default=0,
+        ge=0,
+        description="Live episodes (started, and neither scored, disposed nor reclaimed) a worker holds at "
+        "most: a start beyond it is refused with 503 `over-capacity` and `Retry-After`, which the clients "
+        "retry with jittered backoff, so the episodes admitted keep their latency instead of every one "
+        "slowing down. Per worker (the server holds workers x this). 0: no limit. Size it from the knee "
+        "of `benchmarks/grpo_step.py` (docs/training/cluster.md).",
+    )
+    max_in_flight: int = Field(
+        default=0,
+        ge=0,
+        description="Episode requests (`/v1/episodes...`) a worker works on at once; the next is refused "
+        "with 503 `over-capacity` and `Retry-After` before any work (a retry runs it once). 0: no limit.",
+    )
+    retry_after_s: float = Field(
+        default=1.0,
+        gt=0,
+        description="The `Retry-After` of an over-capacity refusal, in seconds (sent rounded up to whole "
+        "seconds); the clients wait at least this, plus jitter.",
+    )
+    episode_idle_timeout_s: float = Field(
+        default=3600.0,
+        ge=0,
+        description="An episode with no call for this long (a dead rollout worker's) is reclaimed: its "
+        "sandbox, slot and memory freed, its record and events kept and marked `reclaimed`, and any later "
+        "call answered 410 `episode-reclaimed`. Checked by each worker for the episodes it served. 0: never.",
+    )
     sandbox_idle_s: float = Field(
         default=1800.0, gt=0, description="Sandboxes unused this long are evicted (see max_live_sandboxes)."
     )

@@ -1,7 +1,9 @@
 """HTTP clients for the groundstate API: `GroundstateClient` (sync) and `AsyncGroundstateClient`.
 
 Both share one request/response layer (`_Api`), so they cannot drift apart; responses are parsed into the
-wire models of `shared.models`, and failures become `ApiError` or `TransportError`.
+wire models of `shared.models`, and failures become `ApiError` or `TransportError`. A server at capacity
+answers 503 `over-capacity` with `Retry-After` before doing any work: both clients wait that long plus
+jitter and send the request again, within the budget of `OverCapacityRetry`.
 
 The async client is an `httpx.AsyncClient` whose default transport is aiohttp's (`httpx-aiohttp`, as the
 openai SDK's `DefaultAioHttpClient`): a trainer keeps 100+ episodes in flight, and there httpx's own
@@ -11,6 +13,7 @@ connection pool costs ~5x aiohttp's per request (`benchmarks/wave.py` compares t
 from __future__ import annotations
 
 import asyncio
+import random
 import time
 from dataclasses import dataclass, field
 from types import TracebackType
@@ -167,10 +170,45 @@ def _parse(call: _Call, response: httpx.Response) -> Any:
             err = ErrorResponse.model_validate(response.json()).error
         except ValueError:
             raise ApiError(response.status_code, "http-error", response.text[:500]) from None
-        raise ApiError(response.status_code, err.code, err.message, err.field)
+        raise ApiError(response.status_code, err.code, err.message, err.field, _retry_after(response))
     # fields this client does not know are a newer server's additions: ignored, so an older trainer keeps
     # working against an upgraded server (requests stay strict on the server's side)
     return None if call.parse is None else call.parse.validate_python(response.json(), extra="ignore")
+
+
+@dataclass(frozen=True)
+class OverCapacityRetry:
+    """How a client waits out a server at capacity (503 `over-capacity`): what a trainer's burst needs.
+
+    The server refused before doing anything, so sending the request again is always safe. Each wait is
+    the server's `Retry-After` plus a random share of a window that doubles with every refusal (up to
+    `max_jitter_s`): a burst of a thousand refused starts comes back spread out, not as one wave again.
+    Past `attempts` refusals of one request, or `budget_s` seconds waited for it, the refusal is raised
+    (a retriable `ApiError`: the trainer's rollout then ends as a backend error, never a 0).
+    """
+
+    attempts: int = 10
+    """Refusals of one request waited out before giving up (0: none)."""
+    budget_s: float = 300.0
+    """Seconds one request may spend waiting in all."""
+    max_jitter_s: float = 30.0
+    """Largest random addition to one wait."""
+
+    def delay(self, exc: ApiError, attempt: int, waited: float) -> float | None:
+        """Seconds to wait before sending again after refusal number `attempt` (0 first); None: give up."""
+        if exc.code != "over-capacity" or attempt >= self.attempts:
+            return None
+        base = exc.retry_after if exc.retry_after is not None else 1.0
+        wait = base + random.uniform(0, min(self.max_jitter_s, base * 2**attempt))
+        return wait if waited + wait <= self.budget_s else None
+
+
+def _retry_after(response: httpx.Response) -> float | None:
+    """The `Retry-After` header in seconds (delay-seconds; an HTTP date is not sent by our server)."""
+    try:
+        return float(response.headers["retry-after"])
+    except (KeyError, ValueError):
+        return None
 
 
 def _headers(api_key: str | None) -> dict[str, str]:
@@ -187,12 +225,27 @@ class GroundstateClient:
         api_key: str | None = None,
         timeout: httpx.Timeout | float = DEFAULT_TIMEOUT,
         transport: httpx.BaseTransport | None = None,
+        over_capacity: OverCapacityRetry = OverCapacityRetry(),  # frozen: shared safely
     ) -> None:
         self._http = httpx.Client(
             base_url=base_url, timeout=timeout, headers=_headers(api_key), transport=transport
         )
+        self._over_capacity = over_capacity
 
     def _run(self, call: _Call) -> Any:
+        """Send the call, waiting out over-capacity refusals (`OverCapacityRetry`)."""
+        attempt, waited = 0, 0.0
+        while True:
+            try:
+                return self._once(call)
+            except ApiError as exc:
+                delay = self._over_capacity.delay(exc, attempt, waited)
+                if delay is None:
+                    raise
+            time.sleep(delay)
+            attempt, waited = attempt + 1, waited + delay
+
+    def _once(self, call: _Call) -> Any:
         try:
             response = self._http.request(call.method, call.path, **call.options())
         except httpx.TransportError as exc:
@@ -304,14 +357,29 @@ class AsyncGroundstateClient:
         timeout: httpx.Timeout | float = DEFAULT_TIMEOUT,
         transport: httpx.AsyncBaseTransport | None = None,
         max_connections: int = 100,
+        over_capacity: OverCapacityRetry = OverCapacityRetry(),  # frozen: shared safely
     ) -> None:
         limits = httpx.Limits(max_connections=max_connections, max_keepalive_connections=max_connections)
         # An httpx.AsyncClient whose default transport (and proxy transport) is aiohttp's.
         self._http: httpx.AsyncClient = HttpxAiohttpClient(
             base_url=base_url, timeout=timeout, headers=_headers(api_key), transport=transport, limits=limits
         )
+        self._over_capacity = over_capacity
 
     async def _run(self, call: _Call) -> Any:
+        """Send the call, waiting out over-capacity refusals (`OverCapacityRetry`)."""
+        attempt, waited = 0, 0.0
+        while True:
+            try:
+                return await self._once(call)
+            except ApiError as exc:
+                delay = self._over_capacity.delay(exc, attempt, waited)
+                if delay is None:
+                    raise
+            await asyncio.sleep(delay)
+            attempt, waited = attempt + 1, waited + delay
+
+    async def _once(self, call: _Call) -> Any:
         try:
             response = await self._http.request(call.method, call.path, **call.options())
         except httpx.TransportError as exc:

@@ -3,7 +3,9 @@
     ClientError
     ├── ApiError          the server answered 4xx/5xx with {error: {code, message, field}}
     └── TransportError    connection refused, timeout, broken response
-`retriable` marks what a trainer may retry: backend errors (503) and transport failures.
+`retriable` marks what a trainer may retry: backend errors (503) and transport failures. A 503
+`over-capacity` (the server refused before doing anything) the clients retry themselves, after its
+`Retry-After` (`shared.client.OverCapacityRetry`).
 """
 
 from __future__ import annotations
@@ -18,9 +20,13 @@ class ClientError(Exception):
 class ApiError(ClientError):
     """The server rejected the request; `code` is its stable error code."""
 
-    def __init__(self, status: int, code: str, message: str, field: str | None = None) -> None:
+    def __init__(
+        self, status: int, code: str, message: str, field: str | None = None, retry_after: float | None = None
+    ) -> None:
         super().__init__(f"{status} {code}: {message}")
         self.status, self.code, self.message, self.field = status, code, message, field
+        #: The server's `Retry-After` in seconds, when it sent one (503 `over-capacity`).
+        self.retry_after = retry_after
 
     @property
     def retriable(self) -> bool:  # type: ignore[override]

@@ -17,7 +17,7 @@ from shared.text import RequestModel
 UserKind = Literal["scripted", "llm"]
 ScoreStatus = Literal["scored", "backend_error"]
 #: `disposed`: dropped before or after scoring (its sandbox is gone; its events, and score if any, stay).
-EpisodeStatus = Literal["active", "finished", "disposed"]
+EpisodeStatus = Literal["active", "finished", "disposed", "reclaimed"]
 #: `rejected_tool_call`: a call refused before it ran (unknown tool, invalid arguments; nothing changed);
 #: `conversation_end`: the simulated user ended the conversation (no text: the end is never a message);
 #: `user_tool_call`: the simulated customer acted on their own side (a user tool, dual-control domains).

@@ -11,6 +11,7 @@ all of them.
 from __future__ import annotations
 
 import asyncio
+import random
 import warnings
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -49,11 +50,19 @@ class RetrySettings(StrictModel):
     retries: int = Field(default=2, ge=0)
     """Reruns after the first attempt (0: none)."""
     retry_backoff_s: float = Field(default=1.0, ge=0)
-    """Wait before the first rerun; doubles before each next one."""
+    """Wait before the first rerun; doubles before each next one (each wait jittered: half to all of it)."""
 
     def backoff(self, retry: int) -> float:
-        """Seconds to wait before rerun number `retry` (1 for the first)."""
+        """The longest wait before rerun number `retry` (1 for the first)."""
         return float(self.retry_backoff_s * 2 ** (retry - 1))
+
+    def wait(self, retry: int) -> float:
+        """Seconds to wait before rerun number `retry`: half to all of `backoff`, at random.
+
+        A server at capacity or restarting fails a whole step's episodes at once; without jitter their
+        reruns would all come back in the same instant and meet the same refusal.
+        """
+        return self.backoff(retry) * random.uniform(0.5, 1.0)
 
 
 class LegacyNames(StrictModel):
@@ -105,4 +114,4 @@ async def run_with_retries(
         if number >= settings.retries:
             return result, number
         number += 1
-        await asyncio.sleep(settings.backoff(number))
+        await asyncio.sleep(settings.wait(number))

@@ -7,6 +7,7 @@ all: on SQLite a call is CPU work under the GIL either way, and the hop, with ma
 the GIL, cost more than a third of the server's throughput (`benchmarks/floor.py`).
 """
 
+import time
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -14,6 +15,7 @@ from fastapi import APIRouter, Response, status
 from starlette.concurrency import run_in_threadpool
 
 from env_server.api.deps import EpisodesDep
+from env_server.episodes.admission import QUEUED
 from env_server.episodes.blame import blame_episode
 from env_server.episodes.service import EpisodeService
 from shared.models import (
@@ -44,7 +46,18 @@ async def _served(
     with episodes.claim(episode_id, talks=talks, scores=scores) as here:
         if here:
             return call(episode_id, *args)
-    return await run_in_threadpool(call, episode_id, *args)
+    return await _in_thread(call, episode_id, *args)
+
+
+async def _in_thread(call: Callable[..., T], *args: Any) -> T:
+    """Run `call` on a worker thread, recording how long it waited for one (`groundstate_queue_seconds`)."""
+    queued = time.perf_counter()
+
+    def timed() -> T:
+        QUEUED.observe(time.perf_counter() - queued)
+        return call(*args)
+
+    return await run_in_threadpool(timed)
 
 
 @router.post("", operation_id="episodes-start", status_code=status.HTTP_201_CREATED)
@@ -52,7 +65,7 @@ async def start_episode(body: StartEpisodeRequest, episodes: EpisodesDep) -> Epi
     """Start an episode: a fresh sandbox of the task, the policy, the tools and the user's first message."""
     if episodes.starts_inline(body):
         return episodes.start(body)
-    return await run_in_threadpool(episodes.start, body)
+    return await _in_thread(episodes.start, body)
 
 
 @router.post("/{episode_id}/tool_calls", operation_id="episodes-tool-call")

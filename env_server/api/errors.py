@@ -10,7 +10,8 @@ from sqlalchemy.exc import TimeoutError as PoolTimeoutError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from env_server.api.health import mark_store_unchecked
-from env_server.errors import GroundstateError
+from env_server.episodes.admission import retry_after_header
+from env_server.errors import GroundstateError, OverCapacityError
 from shared.models import ErrorBody, ErrorResponse
 
 
@@ -30,7 +31,16 @@ def _encodable(text: str | None) -> str | None:
 
 
 async def _groundstate_error(_: Request, exc: GroundstateError) -> JSONResponse:
+    if isinstance(exc, OverCapacityError):
+        return over_capacity_response(exc)
     return render_error(exc.status, exc.code, exc.message, exc.field)
+
+
+def over_capacity_response(exc: OverCapacityError) -> JSONResponse:
+    """503 `over-capacity` with the `Retry-After` the clients wait (at least) before trying again."""
+    response = render_error(exc.status, exc.code, exc.message, exc.field)
+    response.headers["Retry-After"] = retry_after_header(exc.retry_after_s)
+    return response
 
 
 async def _validation_error(request: Request, exc: RequestValidationError) -> JSONResponse:

@@ -17,6 +17,7 @@ from typing import Any, Literal
 
 from env_server.domain import Domain
 from env_server.domain.registry import DomainRegistry
+from env_server.episodes.admission import Admission
 from env_server.episodes.live import LiveSandboxes
 from env_server.episodes.log import EpisodeLog
 from env_server.episodes.user_side import EpisodeUserSide
@@ -25,6 +26,7 @@ from env_server.errors import (
     ConversationOverError,
     EpisodeDisposedError,
     EpisodeFinishedError,
+    EpisodeReclaimedError,
     GroundstateError,
     InvalidRequestError,
     UnknownEpisodeError,
@@ -44,12 +46,14 @@ from env_server.store.events import (
     UserMessageEvent,
     UserToolCallEvent,
 )
+from env_server.store.store import utcnow
 from env_server.users.base import SimulatedUser
 from env_server.users.scripted import instructed_calls
 from shared.models import (
     ChatMessage,
     EpisodeInfo,
     EpisodeStarted,
+    EpisodeStatus,
     MessageRequest,
     ScoreRequest,
     ScoreResult,
@@ -77,6 +81,7 @@ class EpisodeService:
         max_live_sandboxes: int = 2000,
         sandbox_idle_s: float = 1800.0,
         inline: bool = False,
+        admission: Admission | None = None,
     ) -> None:
         self.registry = registry
         self.sandboxes = sandboxes
@@ -86,6 +91,8 @@ class EpisodeService:
         self.default_user = default_user
         #: Whether calls that only compute may run on the caller's thread (the event loop): see `claim`.
         self.inline = inline
+        #: This worker's live episodes and requests in flight: refuses work past capacity, finds idle ones.
+        self.admission = admission or Admission()
         self._live = LiveSandboxes(max_live_sandboxes, sandbox_idle_s)
         # One lock per episode orders its calls; weak values drop a lock once no call holds or waits on it.
         # Re-entrant: `claim` takes it on the caller's thread before the call itself takes it again.
@@ -131,7 +138,8 @@ class EpisodeService:
     # -- lifecycle -------------------------------------------------------------------------------------------
 
     def start(self, request: StartEpisodeRequest) -> EpisodeStarted:
-        """Create the sandbox, ask the user for its opening line, and record both."""
+        """Create the sandbox, ask the user for its opening line, and record both (if there is room)."""
+        self.admission.admit_start()
         task = self.registry.task(request.task_id)
         domain = self.registry.domain(task.domain)
         user = self._user(request.user or self.default_user)
@@ -153,6 +161,7 @@ class EpisodeService:
         )
         self.store.create_episode(record, UserMessageEvent(content=opening.content, done=False))
         self._live.put(episode_id, sandbox)
+        self.admission.touch(episode_id)
         self._evict()
         return EpisodeStarted(
             episode_id=episode_id,
@@ -251,6 +260,7 @@ class EpisodeService:
             )
             # attach: an episode scored without its sandbox (a backend error) still frees its slot
             self._drop_sandbox(episode_id, attach=True)
+            self.admission.end(episode_id)
             return ScoreResult.model_validate(stored)
 
     def info(self, episode_id: str) -> EpisodeInfo:
@@ -276,7 +286,7 @@ class EpisodeService:
                 episode_id=record.id,
                 task_id=record.task_id,
                 domain=record.domain,
-                status="disposed" if record.disposed else record.status,  # type: ignore[arg-type]
+                status=_status(record),
                 user=record.user_kind,  # type: ignore[arg-type]
                 events=[e.wire() for e in self.store.events(episode_id)],
                 diff=diff,
@@ -290,6 +300,38 @@ class EpisodeService:
             self._record(episode_id)
             self._drop_sandbox(episode_id, attach=True)
             self.store.update_episode(episode_id, disposed=True)
+            self.admission.end(episode_id)
+
+    def reclaim_idle(self) -> int:
+        """Reclaim this worker's episodes idle past the timeout; returns how many were reclaimed.
+
+        An episode another worker used since (its last event is recent) is kept; one scored or disposed
+        elsewhere is only forgotten here. A reclaimed one is disposed of, its record marked `reclaimed`.
+        """
+        count = 0
+        for episode_id in self.admission.idle():
+            lock = self._lock(episode_id)
+            if not lock.acquire(blocking=False):  # a call is running on it: not idle after all
+                continue
+            try:
+                count += self._reclaim(episode_id)
+            finally:
+                lock.release()
+        return count
+
+    def _reclaim(self, episode_id: str) -> bool:
+        record = self.store.episode(episode_id)
+        if record is None or record.status != "active":
+            self.admission.end(episode_id)
+            return False
+        last = self.store.events(episode_id, after=max(0, self.store.last_seq(episode_id) - 1))
+        if last and (utcnow() - last[-1].created_at).total_seconds() < self.admission.idle_timeout_s:
+            self.admission.touch(episode_id)  # served by another worker meanwhile
+            return False
+        self._drop_sandbox(episode_id, attach=True)
+        self.store.update_episode(episode_id, disposed=True, status="reclaimed", finished_at=utcnow())
+        self.admission.reclaimed(episode_id)
+        return True
 
     def score_trajectory(self, request: ScoreRequest) -> TrajectoryScore:
         """Replay a submitted trajectory on a fresh sandbox and score it (no episode is stored).
@@ -415,6 +457,13 @@ class EpisodeService:
         record = self.store.episode(episode_id, include_disposed=True)
         if record is None:
             raise UnknownEpisodeError(f"unknown episode '{episode_id}'", field="episode_id")
+        if record.disposed and not include_disposed and record.status == "reclaimed":
+            raise EpisodeReclaimedError(
+                f"episode {episode_id} was reclaimed after {self.admission.idle_timeout_s:g} s without a "
+                "call (GROUNDSTATE_EPISODE_IDLE_TIMEOUT_S): its "
+                f"sandbox is gone (GET /v1/episodes/{episode_id} still shows its record); start a new one",
+                field="episode_id",
+            )
         if record.disposed and not include_disposed:
             raise EpisodeDisposedError(
                 f"episode {episode_id} was disposed of: its sandbox is gone, so it takes no more calls "
@@ -428,6 +477,7 @@ class EpisodeService:
         if record.status != "active":
             raise EpisodeFinishedError(f"episode {episode_id} is finished (scored); start a new one")
         task = self.registry.task(record.task_id)
+        self.admission.touch(episode_id)
         return record, task, self.registry.domain(task.domain)
 
     def _sandbox(self, record: EpisodeRecord, task: Task, domain: Domain) -> Sandbox:
@@ -517,6 +567,13 @@ class EpisodeService:
 
 #: What an episode id can look like (the server mints uuid4 hex); anything else is no episode.
 _EPISODE_ID = re.compile(r"[0-9A-Za-z_-]{1,128}")
+
+
+def _status(record: EpisodeRecord) -> EpisodeStatus:
+    """The episode's status as the API shows it: `reclaimed`, `disposed`, or the record's own."""
+    if record.disposed:
+        return "reclaimed" if record.status == "reclaimed" else "disposed"
+    return record.status  # type: ignore[return-value]  # "active" | "finished", as the store writes them
 
 
 def _actor(call: ToolCallEvent | UserToolCallEvent) -> Literal["agent", "user"]:

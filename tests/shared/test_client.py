@@ -12,7 +12,7 @@ import pytest
 from env_server.app import create_app
 from env_server.domain.registry import DomainRegistry
 from env_server.settings import Settings
-from shared.client import AsyncGroundstateClient, GroundstateClient
+from shared.client import AsyncGroundstateClient, GroundstateClient, OverCapacityRetry
 from shared.errors import ApiError, TransportError
 from tests.live_server import free_port, serve
 
@@ -190,3 +190,73 @@ def test_a_keyed_tool_call_is_resent_with_its_key_after_a_retriable_failure() ->
         with pytest.raises(ApiError):  # without a key a resend could run the write twice: not resent
             c.call_tool("ep", "transfer", {"amount_cents": 1})
         assert len(seen) == 1
+
+
+def _over_capacity(retry_after: str = "0") -> httpx.Response:
+    body = {"error": {"code": "over-capacity", "message": "at capacity", "field": None}}
+    return httpx.Response(503, json=body, headers={"retry-after": retry_after})
+
+
+_STARTED = {
+    "episode_id": "e1",
+    "task_id": "t1",
+    "domain": "toy",
+    "system_prompt": "policy",
+    "tools": [],
+    "tool_kinds": {},
+    "first_message": "hi",
+    "user": "scripted",
+}
+
+
+def test_both_clients_wait_out_over_capacity_refusals_then_succeed() -> None:
+    def transport() -> httpx.MockTransport:
+        answers = iter([_over_capacity(), _over_capacity(), httpx.Response(201, json=_STARTED)])
+        return httpx.MockTransport(lambda r: next(answers))
+
+    with GroundstateClient("http://t", transport=transport()) as c:
+        assert c.start_episode("t1").episode_id == "e1"
+
+    async def run() -> str:
+        async with AsyncGroundstateClient("http://t", transport=transport()) as ac:
+            return (await ac.start_episode("t1")).episode_id
+
+    assert asyncio.run(run()) == "e1"
+
+
+def test_over_capacity_past_the_retry_budget_and_other_503s_are_raised_at_once() -> None:
+    sent: list[int] = []
+
+    def refuse(request: httpx.Request) -> httpx.Response:
+        sent.append(1)
+        return _over_capacity("7")
+
+    few = OverCapacityRetry(attempts=2, budget_s=0.0)  # 7 s is past the budget: not waited
+    client = GroundstateClient("http://t", transport=httpx.MockTransport(refuse), over_capacity=few)
+    with client as c, pytest.raises(ApiError) as caught:
+        c.start_episode("t1")
+    assert (caught.value.code, caught.value.retry_after, caught.value.retriable, len(sent)) == (
+        "over-capacity",
+        7.0,
+        True,
+        1,
+    )
+    backend = {"error": {"code": "backend-error", "message": "db down", "field": None}}
+    answers = iter([httpx.Response(503, json=backend), httpx.Response(201, json=_STARTED)])
+    client = GroundstateClient("http://t", transport=httpx.MockTransport(lambda r: next(answers)))
+    with (
+        client as c,
+        pytest.raises(ApiError, match="backend-error"),
+    ):  # it may have worked: the rollout decides
+        c.start_episode("t1")
+
+
+def test_the_wait_honours_retry_after_and_spreads_refusals_within_a_doubling_window() -> None:
+    policy = OverCapacityRetry(attempts=5, budget_s=100.0, max_jitter_s=30.0)
+    refusal = ApiError(503, "over-capacity", "full", retry_after=2.0)
+    for attempt in range(5):
+        waits = [policy.delay(refusal, attempt, waited=0.0) for _ in range(200)]
+        assert all(w is not None and 2.0 <= w <= 2.0 + min(30.0, 2.0 * 2**attempt) for w in waits)
+        assert len(set(waits)) > 100  # jittered, not one wave
+    assert policy.delay(refusal, 5, waited=0.0) is None  # attempts used up
+    assert policy.delay(refusal, 0, waited=99.0) is None  # the budget would be passed

@@ -65,6 +65,12 @@ def test_the_backoff_doubles_from_its_first_wait() -> None:
     assert [RetrySettings(retry_backoff_s=1.5).backoff(n) for n in (1, 2, 3)] == [1.5, 3.0, 6.0]
 
 
+def test_each_wait_is_jittered_within_half_to_all_of_the_backoff() -> None:
+    waits = [RetrySettings(retry_backoff_s=2.0).wait(2) for _ in range(200)]
+    assert all(2.0 <= w <= 4.0 for w in waits)
+    assert len(set(waits)) > 100  # a step's failed episodes do not all come back at once
+
+
 @pytest.mark.parametrize("config", [CampaignConfig, GroupSettings, LocalTrainConfig, EpisodeSettings])
 def test_every_command_reads_the_same_limits_and_retries(config: type) -> None:
     """eval/probe (CampaignConfig), train local (LocalTrainConfig, GroupSettings) and Verl share one model."""
