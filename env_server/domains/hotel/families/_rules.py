@@ -7,8 +7,9 @@ the approval threshold); prices come from `pricing.py`, the arithmetic the booki
 from __future__ import annotations
 
 from datetime import date
+from typing import get_args
 
-from env_server.domains.hotel.models import NOW
+from env_server.domains.hotel.models import NOW, HotelTier, LoyaltyTier
 
 TODAY = NOW.date()
 
@@ -20,8 +21,8 @@ APPROVAL_THRESHOLD_CENTS = 100_000
 GOODWILL_POINTS = {"noise": 1_000, "cleanliness": 1_000, "maintenance": 2_500, "billing": 0, "other": 0}
 #: Rule 12: the oldest check-out date that still earns goodwill points.
 GOODWILL_WINDOW_START = date(2026, 9, 1)
-HOTEL_TIERS = ("budget", "standard", "premium", "luxury")
-LOYALTY_TIERS = ("blue", "silver", "gold", "platinum")
+HOTEL_TIERS: tuple[HotelTier, ...] = get_args(HotelTier)
+LOYALTY_TIERS: tuple[LoyaltyTier, ...] = get_args(LoyaltyTier)
 LOYALTY_POINTS = {"blue": (0, 4_000), "silver": (4_000, 15_000), "gold": (15_000, 40_000)}
 
 

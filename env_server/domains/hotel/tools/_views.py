@@ -12,14 +12,11 @@ from sqlalchemy import func, select
 
 from env_server.domain import RowView, ToolContext
 from env_server.domains.hotel.models import (
-    ApprovalRequest,
     Booking,
-    BookingExtra,
     CorporateAccount,
     Guest,
     Hotel,
     LoyaltyTransaction,
-    Payment,
     PaymentMethod,
     RoomType,
 )
@@ -208,13 +205,8 @@ class LoyaltyAwardView(RowView):
 
 
 def guest_view(ctx: ToolContext, guest: Guest) -> GuestView:
-    """The profile of `guest`, with the cards it owns."""
-    methods = ctx.session.scalars(
-        select(PaymentMethod)
-        .where(PaymentMethod.guest_id == guest.guest_id)
-        .order_by(PaymentMethod.payment_method_id)
-    )
-    return GuestView.of(guest, payment_methods=list(methods))
+    """The profile of `guest`, with the cards it owns (its `payment_methods` relationship)."""
+    return GuestView.of(guest)
 
 
 def booking_summary(ctx: ToolContext, booking: Booking) -> BookingSummary:
@@ -225,23 +217,16 @@ def booking_summary(ctx: ToolContext, booking: Booking) -> BookingSummary:
 
 
 def booking_view(ctx: ToolContext, booking: Booking) -> BookingView:
-    """Everything about `booking` an agent needs to apply the policy."""
+    """Everything about `booking` an agent needs to apply the policy.
+
+    Its extras, payments and approval requests are the booking's view-only relationships.
+    """
     room_type = ctx.session.get_one(RoomType, booking.room_type_id)
     hotel = ctx.session.get_one(Hotel, room_type.hotel_id)
     guest = ctx.session.get_one(Guest, booking.guest_id)
-    key = booking.booking_id
-    extras = ctx.session.scalars(
-        select(BookingExtra).where(BookingExtra.booking_id == key).order_by(BookingExtra.extra)
-    )
-    payments = ctx.session.scalars(
-        select(Payment).where(Payment.booking_id == key).order_by(Payment.payment_id)
-    )
-    approvals = ctx.session.scalars(
-        select(ApprovalRequest).where(ApprovalRequest.booking_id == key).order_by(ApprovalRequest.approval_id)
-    )
     goodwill = ctx.session.scalar(
         select(func.coalesce(func.sum(LoyaltyTransaction.points), 0)).where(
-            LoyaltyTransaction.booking_id == key, LoyaltyTransaction.kind == "goodwill"
+            LoyaltyTransaction.booking_id == booking.booking_id, LoyaltyTransaction.kind == "goodwill"
         )
     )
     return BookingView.of(
@@ -252,19 +237,13 @@ def booking_view(ctx: ToolContext, booking: Booking) -> BookingView:
         hotel_tier=hotel.tier,
         room_type_name=room_type.name,
         nights=(booking.check_out - booking.check_in).days,
-        extras=list(extras),
-        payments=list(payments),
-        approval_requests=list(approvals),
         goodwill_points_awarded=goodwill or 0,
     )
 
 
 def hotel_view(ctx: ToolContext, hotel: Hotel) -> HotelView:
-    """`hotel` with its room categories."""
-    room_types = ctx.session.scalars(
-        select(RoomType).where(RoomType.hotel_id == hotel.hotel_id).order_by(RoomType.room_type_id)
-    )
-    return HotelView.of(hotel, room_types=list(room_types))
+    """`hotel` with its room categories (its `room_types` relationship)."""
+    return HotelView.of(hotel)
 
 
 def account_view(ctx: ToolContext, account: CorporateAccount) -> CorporateAccountView:
