@@ -386,17 +386,20 @@ def booking(
 class Scene(ScenarioPatch):
     """The `initial_patch` of one hotel task, its tables listed as hotel task files list them."""
 
-    table_order = (
-        "hotels",
-        "room_types",
-        "room_inventory",
-        "corporate_accounts",
-        "guests",
-        "payment_methods",
-        "bookings",
-        "booking_extras",
-        "payments",
-        "approval_requests",
-        "support_tickets",
-        "loyalty_transactions",
+    table_order = tuple(
+        str(model.__tablename__)
+        for model in (
+            models.Hotel,
+            RoomType,
+            RoomNight,
+            CorporateAccount,
+            models.Guest,
+            PaymentMethod,
+            models.Booking,
+            models.BookingExtra,
+            models.Payment,
+            models.ApprovalRequest,
+            models.SupportTicket,
+            models.LoyaltyTransaction,
+        )
     )
