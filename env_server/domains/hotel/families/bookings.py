@@ -39,7 +39,7 @@ from env_server.domains.hotel.families._rules import (
     extra_is_complimentary,
     refund_percent,
 )
-from env_server.domains.hotel.models import BookingStatus, RatePlan
+from env_server.domains.hotel.models import BookingStatus, ExtraKind, RatePlan
 from env_server.domains.hotel.pricing import extra_price_cents
 from shared.tasks import Task
 
@@ -234,7 +234,11 @@ def change_booking(ctx: ScenarioContext) -> Task:
     )
 
 
-EXTRA_WORDS = {"breakfast": "breakfast", "parking": "parking", "late_checkout": "a late check-out"}
+EXTRA_WORDS: dict[ExtraKind, str] = {
+    "breakfast": "breakfast",
+    "parking": "parking",
+    "late_checkout": "a late check-out",
+}
 
 
 def add_extra(ctx: ScenarioContext) -> Task:

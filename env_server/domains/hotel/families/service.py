@@ -47,6 +47,7 @@ from env_server.domains.hotel.families._rules import (
 from env_server.domains.hotel.models import (
     Booking,
     BookingStatus,
+    ExtraKind,
     LoyaltyTransaction,
     SupportTicket,
     TicketCategory,
@@ -359,7 +360,8 @@ def multi_request(ctx: ScenarioContext) -> Task:
         raise ScenarioUnavailable("the new phone number is the old one")
     percent = refund_percent(hotel.tier, first_days, guest.tier, "flexible")
     if rng.random() < 0.5:
-        extra = rng.choice(("breakfast", "parking", "late_checkout"))
+        extras: tuple[ExtraKind, ...] = ("breakfast", "parking", "late_checkout")
+        extra = rng.choice(extras)
         second_ask = f"add {extra.replace('_', ' ')} to {b.booking_id}"
         second_write = call(
             "add_booking_extra",

@@ -13,6 +13,7 @@ from sqlalchemy import select
 from env_server.domain import ToolContext, ToolError, is_verified
 from env_server.domains.hotel.models import (
     Booking,
+    BookingStatus,
     CorporateAccount,
     Guest,
     IdentityVerification,
@@ -67,7 +68,7 @@ def require_booking_authority(ctx: ToolContext, booking: Booking, acting_guest_i
     require_verified(ctx, acting_guest_id)
 
 
-def require_status(booking: Booking, *allowed: str) -> None:
+def require_status(booking: Booking, *allowed: BookingStatus) -> None:
     """Refuse unless the booking is in one of the `allowed` states."""
     if booking.status not in allowed:
         wanted = " or ".join(allowed)
