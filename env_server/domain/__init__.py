@@ -12,7 +12,7 @@ from env_server.domain._caller import Caller
 from env_server.domain._conduct import Conduct
 from env_server.domain._context import ToolContext, ToolError
 from env_server.domain._domain import Domain, DomainFields, collect_tools, load_task_text, volatile
-from env_server.domain._factories import EntitySpec, insert, patch_rows, patch_value
+from env_server.domain._factories import EntitySpec, insert, patch_rows, patch_value, row_of, values_of
 from env_server.domain._family import (
     ScenarioContext,
     ScenarioFamily,
@@ -23,7 +23,12 @@ from env_server.domain._gold import call, reply, user_call, user_spec
 from env_server.domain._identity import is_verified
 from env_server.domain._ids import FIRST_GENERATED_ID
 from env_server.domain._schema import allowed_values, one_of
-from env_server.domain._tables import IdentityVerificationTable, named_metadata
+from env_server.domain._tables import (
+    Entity,
+    IdentityVerificationRecord,
+    IdentityVerificationTable,
+    named_metadata,
+)
 from env_server.domain._task_shapes import THANKS, Refusal, analytics_task, conversation, refusal
 from env_server.domain._tool import Tool, ToolKind, tool
 from env_server.domain._user_side import Instruction, Side
@@ -46,8 +51,10 @@ __all__ = [
     "Conduct",
     "Domain",
     "DomainFields",
+    "Entity",
     "EntitySpec",
     "GoldAction",
+    "IdentityVerificationRecord",
     "IdentityVerificationTable",
     "Instruction",
     "ReferenceReply",
@@ -85,9 +92,11 @@ __all__ = [
     "patch_value",
     "refusal",
     "reply",
+    "row_of",
     "tool",
     "user_call",
     "user_spec",
+    "values_of",
     "volatile",
     "whole_dollars",
 ]

@@ -7,6 +7,10 @@ another). A domain's `factories.py` writes each entity once, as an `EntitySpec` 
 that builds it (deriving what follows from the inputs: a card's label from its brand and digits, a booking's
 payment from its total); `orm()` and `row()` then give the seed's object and the family's row.
 
+A domain whose models are mapped dataclasses (see `_tables`) needs no specs: the ORM class is the spec, its
+factories return ORM objects, and `row_of` gives an object's patch row by the same rule (a column without a
+default always, one with a default only when its value differs). `patch_rows` and `insert` take either.
+
 A factory never draws from an RNG on its own unless its caller passes one: the seed and the families keep
 their draws in the order that makes their rows, so moving them onto factories changes no seeded row and no
 generated task.
@@ -15,7 +19,7 @@ generated task.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import MISSING, fields
+from dataclasses import MISSING, Field, fields, is_dataclass
 from datetime import date, datetime, time
 from typing import Any, ClassVar, Generic, TypeVar, cast
 
@@ -89,23 +93,60 @@ def _default(f: Any) -> Any:
     return f.default_factory() if f.default is MISSING else f.default
 
 
-def patch_rows(*specs: EntitySpec[Any]) -> dict[str, list[dict[str, Any]]]:
-    """Rows of an `initial_patch`, table by table, in the order the specs come (for `ScenarioPatch.add`)."""
+def values_of(obj: object) -> dict[str, Any]:
+    """The column values an ORM object of a mapped dataclass sets, in the table's column order.
+
+    A column whose dataclass field has no default is always named; one with a default only when the
+    object's value differs from the column's default (as `EntitySpec.values` does for its fields).
+    """
+    cls: Any = type(obj)
+    if not is_dataclass(cls) or not hasattr(cls, "__table__"):
+        raise TypeError(
+            f"{type(obj).__name__} is not a mapped dataclass (declare it on a MappedAsDataclass base)"
+        )
+    declared = {f.name: f for f in fields(cls)}
+    out: dict[str, Any] = {}
+    for column in cls.__table__.columns:
+        value = getattr(obj, column.key)
+        f = declared[column.key]
+        if _required(f) or value != (column.default.arg if column.default is not None else None):
+            out[column.key] = value
+    return out
+
+
+def _required(f: Field[Any]) -> bool:
+    return f.default is MISSING and f.default_factory is MISSING
+
+
+def row_of(obj: object) -> dict[str, Any]:
+    """An ORM object's row as an `initial_patch` entry: `values_of`, dates and instants as ISO strings."""
+    return {name: patch_value(value) for name, value in values_of(obj).items()}
+
+
+def patch_rows(*entities: object) -> dict[str, list[dict[str, Any]]]:
+    """Rows of an `initial_patch`, table by table, in the order the entities come (for `ScenarioPatch.add`).
+
+    Each entity is an `EntitySpec` or an ORM object of a mapped dataclass.
+    """
     rows: dict[str, list[dict[str, Any]]] = {}
-    for spec in specs:
-        rows.setdefault(spec.table(), []).append(spec.row())
+    for entity in entities:
+        if isinstance(entity, EntitySpec):
+            rows.setdefault(entity.table(), []).append(entity.row())
+        else:
+            rows.setdefault(type(entity).__tablename__, []).append(row_of(entity))  # type: ignore[attr-defined]
     return rows
 
 
-def insert(session: Session, specs: Iterable[EntitySpec[Any]]) -> list[Any]:
-    """Add the specs' ORM objects to `session` in the given order, parents first (a tool test's setup).
+def insert(session: Session, entities: Iterable[object]) -> list[Any]:
+    """Add ORM objects (or the objects of `EntitySpec`s) to `session` in the given order, parents first.
 
-    Each object is flushed as it is added: tables without ORM relationships give the session no order to
-    insert them in, so the order of `specs` is what satisfies their foreign keys. Returns the objects.
+    A tool test's setup. Each object is flushed as it is added: tables without ORM relationships give the
+    session no order to insert them in, so the order of `entities` is what satisfies their foreign keys.
+    Returns the objects.
     """
     objects = []
-    for spec in specs:
-        obj = spec.orm()
+    for entity in entities:
+        obj = entity.orm() if isinstance(entity, EntitySpec) else entity
         session.add(obj)
         session.flush()
         objects.append(obj)

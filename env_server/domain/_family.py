@@ -12,11 +12,14 @@ import re
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
-from typing import Any, ClassVar, Self
+from datetime import date, datetime
+from typing import Any, ClassVar, Self, TypeVar
 
+from env_server.domain._factories import patch_rows
 from env_server.domain._ids import FIRST_GENERATED_ID
 from shared.tasks import Task, TaskKind
+
+M = TypeVar("M")
 
 #: What an entity ID looks like in every domain: a short upper-case prefix, a dash, digits (BK-10417).
 ID_PATTERN = re.compile(r"[A-Z][A-Z0-9]{0,5}-[0-9][0-9A-Z-]*")
@@ -103,6 +106,16 @@ class ScenarioContext:
             if where(r) and not any(i in self.benchmark_ids for i in entity_ids(list(r.values())))
         ]
 
+    def entities(self, model: type[M], where: Callable[[M], bool] = lambda _: True) -> list[M]:
+        """Seed rows of `model`'s table as ORM objects (dates parsed back), those that match `where`.
+
+        Like `rows`, without benchmark entities; for a domain whose models are mapped dataclasses, so a
+        family reads seed rows by typed attribute as it reads the ones it builds.
+        """
+        table = model.__table__  # type: ignore[attr-defined]
+        objects = (model(**_python_values(table, r)) for r in self.rows(table.name))
+        return [obj for obj in objects if where(obj)]
+
     def pick(self, table: str, where: Callable[[dict[str, Any]], bool] = lambda _: True) -> dict[str, Any]:
         """One such row at random, or `ScenarioUnavailable`."""
         candidates = self.rows(table, where)
@@ -150,6 +163,12 @@ class ScenarioPatch:
                     self.patch[table].extend(listed)
         return self
 
+    def put(self, *objects: object) -> Self:
+        """Append ORM objects (of mapped dataclasses) as rows of their tables, in the order given."""
+        for table, rows in patch_rows(*objects).items():
+            self.patch[table].extend(rows)
+        return self
+
     def initial_patch(self) -> dict[str, list[dict[str, Any]]]:
         """The patch, as a plain dict (in `table_order` when the subclass sets one)."""
         if not self.table_order:
@@ -157,6 +176,16 @@ class ScenarioPatch:
         rank = {table: i for i, table in enumerate(self.table_order)}
         ordered = sorted(self.patch, key=lambda table: rank.get(table, len(rank)))
         return {table: self.patch[table] for table in ordered}
+
+
+def _python_values(table: Any, row: dict[str, Any]) -> dict[str, Any]:
+    """A normalised seed row's values as the ORM takes them: ISO strings back to dates and instants."""
+    values = dict(row)
+    for column in table.columns:
+        value = values.get(column.key)
+        if isinstance(value, str) and column.type.python_type in (date, datetime):
+            values[column.key] = column.type.python_type.fromisoformat(value)
+    return values
 
 
 def benchmark_entity_ids(tasks: Iterable[Task]) -> frozenset[str]:

@@ -1,7 +1,14 @@
 """Hotel domain tables: hotels and their nightly room inventory, guests, bookings and the money around them.
 
-Enumerations are `Literal` aliases (checked in the database by `CHECK` constraints, so SQLite and
-PostgreSQL behave the same), money is integer cents, dates are `Date` and instants `DateTime`.
+Each table is declared once, as a mapped dataclass: the class is its columns, its typed keyword constructor
+(`Guest(guest_id=..., ...)`; a nullable column with `default=None` may be left out), its "not found" refusal
+(`Guest.get_or_refuse(session, guest_id)`) and the view-only relationships the tool views list
+(`guest.payment_methods`). The seed, the families and the tool tests build these objects directly. A column
+with a default also says `kw_only=True`, which the base already implies, because mypy does not inherit it.
+
+Enumerations are `Literal` aliases, spelled once: the column's type and its `CHECK` constraint (so SQLite and
+PostgreSQL behave the same) both come from the alias. Money is integer cents, dates are `Date` and instants
+`DateTime`.
 """
 
 from __future__ import annotations
@@ -10,9 +17,9 @@ from datetime import date, datetime
 from typing import Literal
 
 from sqlalchemy import Boolean, CheckConstraint, Date, DateTime, ForeignKey, Integer, String
-from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+from sqlalchemy.orm import DeclarativeBase, Mapped, MappedAsDataclass, mapped_column, relationship
 
-from env_server.domain import IdentityVerificationTable, named_metadata, one_of
+from env_server.domain import Entity, IdentityVerificationRecord, named_metadata, one_of
 
 #: The domain's frozen clock: Thursday 1 October 2026, 09:00 at the service desk.
 NOW = datetime(2026, 10, 1, 9, 0)
@@ -33,27 +40,37 @@ TicketStatus = Literal["open", "resolved"]
 LoyaltyTransactionKind = Literal["stay", "goodwill", "redemption"]
 
 
-class Base(DeclarativeBase):
-    """Declarative base on the hotel domain's own MetaData."""
+class Base(MappedAsDataclass, DeclarativeBase, kw_only=True, eq=False):
+    """Declarative base on the hotel domain's own MetaData: every table a keyword-only dataclass.
+
+    `eq=False` keeps identity equality and hashing, as the session and the seed's dicts of rows expect.
+    """
 
     metadata = named_metadata()
 
 
-class Hotel(Base):
+class Hotel(Entity, Base):
     """A property of the chain. Its tier sets the refund and change-fee windows (policy rules 5 and 8)."""
 
+    not_found = "Hotel {key} not found (hotel IDs look like H-03)"
     __tablename__ = "hotels"
     __table_args__ = (one_of("tier", HotelTier),)
 
     hotel_id: Mapped[str] = mapped_column(String(8), primary_key=True, comment='e.g. "H-03"')
     name: Mapped[str] = mapped_column(String(80), comment="Name shown to guests.")
     city: Mapped[str] = mapped_column(String(40), comment="City the hotel is in.")
-    tier: Mapped[str] = mapped_column(String(10), comment="Service tier: budget, standard, premium, luxury.")
+    tier: Mapped[HotelTier] = mapped_column(
+        String(10), comment="Service tier: budget, standard, premium, luxury."
+    )
+    room_types: Mapped[list[RoomType]] = relationship(
+        viewonly=True, init=False, repr=False, kw_only=True, order_by="RoomType.room_type_id"
+    )
 
 
-class RoomType(Base):
+class RoomType(Entity, Base):
     """A category of rooms at one hotel (e.g. its Deluxe King rooms)."""
 
+    not_found = "Room type {key} not found (room type IDs look like RT-03-DLX)"
     __tablename__ = "room_types"
     __table_args__ = (
         CheckConstraint("max_occupancy BETWEEN 1 AND 6", name="max_occupancy_range"),
@@ -82,9 +99,10 @@ class RoomNight(Base):
     rooms_available: Mapped[int] = mapped_column(Integer, comment="Rooms still unsold for the night.")
 
 
-class CorporateAccount(Base):
+class CorporateAccount(Entity, Base):
     """A company with a negotiated rate; its bookings are invoiced to the company."""
 
+    not_found = "Corporate account {key} not found (account IDs look like CA-02)"
     __tablename__ = "corporate_accounts"
     __table_args__ = (CheckConstraint("discount_pct BETWEEN 0 AND 30", name="discount_range"),)
 
@@ -93,9 +111,10 @@ class CorporateAccount(Base):
     discount_pct: Mapped[int] = mapped_column(Integer, comment="Negotiated discount on public rates, %.")
 
 
-class Guest(Base):
+class Guest(Entity, Base):
     """A person known to the chain: loyalty member, and possibly linked to a corporate account."""
 
+    not_found = "Guest {key} not found (guest IDs look like G-1042)"
     __tablename__ = "guests"
     __table_args__ = (
         one_of("loyalty_tier", LoyaltyTier),
@@ -114,19 +133,29 @@ class Guest(Base):
     date_of_birth: Mapped[date] = mapped_column(
         Date, comment="Checked by identity verification; never shown."
     )
-    loyalty_tier: Mapped[str] = mapped_column(String(10), comment="blue, silver, gold or platinum.")
+    loyalty_tier: Mapped[LoyaltyTier] = mapped_column(String(10), comment="blue, silver, gold or platinum.")
     loyalty_points: Mapped[int] = mapped_column(Integer, comment="Current points balance.")
     corporate_account_id: Mapped[str | None] = mapped_column(
-        ForeignKey("corporate_accounts.account_id"), comment="The employer's corporate account, if any."
+        ForeignKey("corporate_accounts.account_id"),
+        default=None,
+        kw_only=True,
+        comment="The employer's corporate account, if any.",
     )
-    corporate_role: Mapped[str | None] = mapped_column(
-        String(12), comment="traveler, or coordinator (may book and change the account's bookings)."
+    corporate_role: Mapped[CorporateRole | None] = mapped_column(
+        String(12),
+        default=None,
+        kw_only=True,
+        comment="traveler, or coordinator (may book and change the account's bookings).",
+    )
+    payment_methods: Mapped[list[PaymentMethod]] = relationship(
+        viewonly=True, init=False, repr=False, kw_only=True, order_by="PaymentMethod.payment_method_id"
     )
 
 
-class PaymentMethod(Base):
+class PaymentMethod(Entity, Base):
     """A guest's card, or a corporate account's invoice arrangement."""
 
+    not_found = "Payment method {key} not found (IDs look like PM-1107)"
     __tablename__ = "payment_methods"
     __table_args__ = (
         one_of("kind", PaymentMethodKind),
@@ -138,17 +167,20 @@ class PaymentMethod(Base):
     )
 
     payment_method_id: Mapped[str] = mapped_column(String(8), primary_key=True, comment='e.g. "PM-0107"')
-    kind: Mapped[str] = mapped_column(String(20), comment="card or corporate_invoice.")
-    guest_id: Mapped[str | None] = mapped_column(ForeignKey("guests.guest_id"), comment="Card holder.")
+    kind: Mapped[PaymentMethodKind] = mapped_column(String(20), comment="card or corporate_invoice.")
+    guest_id: Mapped[str | None] = mapped_column(
+        ForeignKey("guests.guest_id"), default=None, kw_only=True, comment="Card holder."
+    )
     corporate_account_id: Mapped[str | None] = mapped_column(
-        ForeignKey("corporate_accounts.account_id"), comment="Invoiced company."
+        ForeignKey("corporate_accounts.account_id"), default=None, kw_only=True, comment="Invoiced company."
     )
     label: Mapped[str] = mapped_column(String(40), comment='Display name, e.g. "Visa ending 4242".')
 
 
-class Booking(Base):
+class Booking(Entity, Base):
     """A reservation of one room of one room type for a range of nights."""
 
+    not_found = "Booking {key} not found (booking IDs look like BK-10417)"
     __tablename__ = "bookings"
     __table_args__ = (
         one_of("rate_plan", RatePlan),
@@ -176,12 +208,29 @@ class Booking(Base):
         Date, comment="Departure date (the morning after the last night)."
     )
     adults: Mapped[int] = mapped_column(Integer, comment="Adults staying in the room.")
-    rate_plan: Mapped[str] = mapped_column(String(16), comment="flexible, or non_refundable (10% cheaper).")
-    status: Mapped[str] = mapped_column(String(12), comment="Lifecycle state; only confirmed ones change.")
+    rate_plan: Mapped[RatePlan] = mapped_column(
+        String(16), comment="flexible, or non_refundable (10% cheaper)."
+    )
+    status: Mapped[BookingStatus] = mapped_column(
+        String(12), comment="Lifecycle state; only confirmed ones change."
+    )
     room_total_cents: Mapped[int] = mapped_column(Integer, comment="Price of the room for the whole stay.")
     created_at: Mapped[datetime] = mapped_column(DateTime, comment="When it was booked.")
-    cancelled_at: Mapped[datetime | None] = mapped_column(DateTime, comment="When it was cancelled.")
-    cancellation_reason: Mapped[str | None] = mapped_column(String(200), comment="Free text from the guest.")
+    cancelled_at: Mapped[datetime | None] = mapped_column(
+        DateTime, default=None, kw_only=True, comment="When it was cancelled."
+    )
+    cancellation_reason: Mapped[str | None] = mapped_column(
+        String(200), default=None, kw_only=True, comment="Free text from the guest."
+    )
+    extras: Mapped[list[BookingExtra]] = relationship(
+        viewonly=True, init=False, repr=False, kw_only=True, order_by="BookingExtra.extra"
+    )
+    payments: Mapped[list[Payment]] = relationship(
+        viewonly=True, init=False, repr=False, kw_only=True, order_by="Payment.payment_id"
+    )
+    approval_requests: Mapped[list[ApprovalRequest]] = relationship(
+        viewonly=True, init=False, repr=False, kw_only=True, order_by="ApprovalRequest.approval_id"
+    )
 
 
 class BookingExtra(Base):
@@ -197,7 +246,7 @@ class BookingExtra(Base):
     )
 
     booking_id: Mapped[str] = mapped_column(ForeignKey("bookings.booking_id"), primary_key=True)
-    extra: Mapped[str] = mapped_column(
+    extra: Mapped[ExtraKind] = mapped_column(
         String(16), primary_key=True, comment="breakfast, parking, late_checkout."
     )
     price_cents: Mapped[int] = mapped_column(Integer, comment="What the guest will pay at check-out.")
@@ -222,8 +271,8 @@ class Payment(Base):
     payment_id: Mapped[str] = mapped_column(String(10), primary_key=True, comment='e.g. "PAY-10002"')
     booking_id: Mapped[str] = mapped_column(ForeignKey("bookings.booking_id"))
     payment_method_id: Mapped[str] = mapped_column(ForeignKey("payment_methods.payment_method_id"))
-    kind: Mapped[str] = mapped_column(String(8), comment="charge or refund.")
-    purpose: Mapped[str] = mapped_column(String(20), comment="What the money is for.")
+    kind: Mapped[PaymentKind] = mapped_column(String(8), comment="charge or refund.")
+    purpose: Mapped[PaymentPurpose] = mapped_column(String(20), comment="What the money is for.")
     amount_cents: Mapped[int] = mapped_column(Integer, comment="Always positive; `kind` gives the direction.")
     created_at: Mapped[datetime] = mapped_column(DateTime, comment="When the money moved.")
 
@@ -251,20 +300,23 @@ class ApprovalRequest(Base):
     requested_by_guest_id: Mapped[str] = mapped_column(
         ForeignKey("guests.guest_id"), comment="The verified person who asked for the change."
     )
-    change_type: Mapped[str] = mapped_column(String(20), comment="change_dates, change_room_type or cancel.")
+    change_type: Mapped[ChangeType] = mapped_column(
+        String(20), comment="change_dates, change_room_type or cancel."
+    )
     new_check_in: Mapped[date | None] = mapped_column(Date, comment="Requested arrival (change_dates).")
     new_check_out: Mapped[date | None] = mapped_column(Date, comment="Requested departure (change_dates).")
     new_room_type_id: Mapped[str | None] = mapped_column(
         ForeignKey("room_types.room_type_id"), comment="Requested room type (change_room_type)."
     )
-    status: Mapped[str] = mapped_column(String(10), comment="pending until a manager decides.")
+    status: Mapped[ApprovalStatus] = mapped_column(String(10), comment="pending until a manager decides.")
     note: Mapped[str] = mapped_column(String(500), comment="Free-text context for the manager.")
     created_at: Mapped[datetime] = mapped_column(DateTime, comment="When the request was filed.")
 
 
-class SupportTicket(Base):
+class SupportTicket(Entity, Base):
     """A problem a guest reported, tracked until it is resolved."""
 
+    not_found = "Support ticket {key} not found (ticket IDs look like TK-10031)"
     __tablename__ = "support_tickets"
     __table_args__ = (one_of("category", TicketCategory), one_of("status", TicketStatus))
 
@@ -273,10 +325,10 @@ class SupportTicket(Base):
     booking_id: Mapped[str | None] = mapped_column(
         ForeignKey("bookings.booking_id"), comment="The stay it is about, if any."
     )
-    category: Mapped[str] = mapped_column(
+    category: Mapped[TicketCategory] = mapped_column(
         String(12), comment="noise, cleanliness, maintenance, billing, other."
     )
-    status: Mapped[str] = mapped_column(String(10), comment="open or resolved.")
+    status: Mapped[TicketStatus] = mapped_column(String(10), comment="open or resolved.")
     summary: Mapped[str] = mapped_column(String(500), comment="The problem in the guest's words.")
     created_at: Mapped[datetime] = mapped_column(DateTime, comment="When it was reported.")
 
@@ -296,16 +348,21 @@ class LoyaltyTransaction(Base):
 
     transaction_id: Mapped[str] = mapped_column(String(10), primary_key=True, comment='e.g. "LT-00012"')
     guest_id: Mapped[str] = mapped_column(ForeignKey("guests.guest_id"))
-    booking_id: Mapped[str | None] = mapped_column(ForeignKey("bookings.booking_id"))
-    ticket_id: Mapped[str | None] = mapped_column(
-        ForeignKey("support_tickets.ticket_id"), comment="The complaint a goodwill award answers."
+    booking_id: Mapped[str | None] = mapped_column(
+        ForeignKey("bookings.booking_id"), default=None, kw_only=True
     )
-    kind: Mapped[str] = mapped_column(String(10), comment="stay, goodwill or redemption.")
+    ticket_id: Mapped[str | None] = mapped_column(
+        ForeignKey("support_tickets.ticket_id"),
+        default=None,
+        kw_only=True,
+        comment="The complaint a goodwill award answers.",
+    )
+    kind: Mapped[LoyaltyTransactionKind] = mapped_column(String(10), comment="stay, goodwill or redemption.")
     points: Mapped[int] = mapped_column(Integer, comment="Signed: positive earned, negative redeemed.")
     created_at: Mapped[datetime] = mapped_column(DateTime, comment="When the points moved.")
 
 
-class IdentityVerification(IdentityVerificationTable, Base):
+class IdentityVerification(IdentityVerificationRecord, Base):
     """A successful identity check in the current conversation; write tools require one (policy rule 1).
 
     The table is per-conversation bookkeeping, excluded from the state comparison as a whole.

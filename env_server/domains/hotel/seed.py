@@ -16,16 +16,6 @@ from sqlalchemy.orm import Session
 
 from env_server.domains.hotel.factories import (
     CARD_BRANDS,
-    ApprovalRequestSpec,
-    BookingExtraSpec,
-    BookingSpec,
-    CorporateAccountSpec,
-    GuestSpec,
-    HotelSpec,
-    LoyaltyTransactionSpec,
-    RoomNightSpec,
-    RoomTypeSpec,
-    SupportTicketSpec,
     birth_date,
     card,
     invoice,
@@ -36,15 +26,27 @@ from env_server.domains.hotel.factories import (
 from env_server.domains.hotel.models import (
     NOW,
     ApprovalRequest,
+    ApprovalStatus,
     Booking,
+    BookingExtra,
+    BookingStatus,
+    ChangeType,
     CorporateAccount,
+    ExtraKind,
     Guest,
     Hotel,
+    HotelTier,
+    LoyaltyTier,
+    LoyaltyTransaction,
     Payment,
+    PaymentKind,
     PaymentMethod,
+    PaymentPurpose,
+    RatePlan,
     RoomNight,
     RoomType,
     SupportTicket,
+    TicketCategory,
 )
 from env_server.domains.hotel.pricing import extra_price_cents, stay_nights, stay_price_cents
 
@@ -55,7 +57,7 @@ INVENTORY_LAST_NIGHT = date(2026, 11, 10)
 #: Earliest arrival of the booking history.
 HISTORY_START = date(2026, 7, 1)
 
-HOTELS = [
+HOTELS: list[tuple[str, str, str, HotelTier]] = [
     ("H-01", "Alfama Budget Stay", "Lisbon", "budget"),
     ("H-02", "Tagus Riverside Hotel", "Lisbon", "premium"),
     ("H-03", "Spree Central Hotel", "Berlin", "standard"),
@@ -72,7 +74,7 @@ ROOM_CATEGORIES = [
     ("STE", "Executive Suite", 4, (4, 10)),
 ]
 #: Base nightly rate in dollars for STD, DLX, STE by hotel tier.
-BASE_RATES = {
+BASE_RATES: dict[HotelTier, tuple[int, int, int]] = {
     "budget": (85, 115, 160),
     "standard": (140, 185, 270),
     "premium": (240, 320, 480),
@@ -101,24 +103,24 @@ LAST_NAMES = (
     "Mensah", "Novak", "Oliveira", "Park", "Reyes", "Sato", "Torres", "Vogel", "Walsh", "Young",
 )
 # fmt: on
-LOYALTY_TIERS = (
+LOYALTY_TIERS: tuple[tuple[LoyaltyTier, int, int, int], ...] = (
     ("blue", 45, 0, 4000),
     ("silver", 28, 4000, 15000),
     ("gold", 17, 15000, 40000),
     ("platinum", 10, 40000, 120000),
 )
-TICKET_SUMMARIES = {
+TICKET_SUMMARIES: dict[TicketCategory, str] = {
     "noise": "Loud music from the neighbouring room after midnight.",
     "cleanliness": "Bathroom had not been cleaned on arrival.",
     "maintenance": "Air conditioning stopped working overnight.",
     "billing": "Minibar items charged that were never taken.",
     "other": "Wake-up call was never made.",
 }
-APPROVAL_NOTES = {
+APPROVAL_NOTES: dict[ApprovalStatus, str] = {
     "pending": "Requested by the traveler; awaiting the travel manager.",
     "rejected": "Travel manager declined: outside the travel policy.",
 }
-GOODWILL_POINTS = {"noise": 1000, "cleanliness": 1000, "maintenance": 2500}
+GOODWILL_POINTS: dict[TicketCategory, int] = {"noise": 1000, "cleanliness": 1000, "maintenance": 2500}
 N_GUESTS = 180
 N_BOOKINGS = 260
 N_TICKETS = 35
@@ -139,22 +141,24 @@ class _Ids:
 def seed(session: Session, rng: random.Random) -> None:
     """Fill an empty hotel database; the same `rng` state always gives the same rows."""
     ids = _Ids({})
-    hotels = [HotelSpec(h, n, c, t).orm() for h, n, c, t in HOTELS]
+    hotels = [Hotel(hotel_id=h, name=n, city=c, tier=t) for h, n, c, t in HOTELS]
     room_types, rates = _room_types_and_rates(rng, hotels)
     room_counts = {rt.room_type_id: rt.room_count for rt in room_types}
     inventory = {
-        (rt_id, night): RoomNightSpec(rt_id, night, rate, _unsold(rng, room_counts[rt_id])).orm()
+        (rt_id, night): RoomNight(
+            room_type_id=rt_id, night=night, rate_cents=rate, rooms_available=_unsold(rng, room_counts[rt_id])
+        )
         for (rt_id, night), rate in rates.items()
         if night >= INVENTORY_FIRST_NIGHT
     }
-    accounts = [CorporateAccountSpec(a, n, d).orm() for a, n, d in CORPORATE_ACCOUNTS]
+    accounts = [
+        CorporateAccount(account_id=a, company_name=n, discount_pct=d) for a, n, d in CORPORATE_ACCOUNTS
+    ]
     guests = _guests(rng, ids, accounts)
     cards: dict[str, list[PaymentMethod]] = {}
     for guest in guests:
         cards[guest.guest_id] = [_card(rng, ids, guest) for _ in range(1 if rng.random() < 0.7 else 2)]
-    invoices = {
-        a.account_id: invoice(ids.next("PM", 4), a.account_id, a.company_name).orm() for a in accounts
-    }
+    invoices = {a.account_id: invoice(ids.next("PM", 4), a.account_id, a.company_name) for a in accounts}
     for rows in (hotels, room_types, accounts, guests, invoices.values()):
         session.add_all(rows)
     session.add_all([pm for g in guests for pm in cards[g.guest_id]])
@@ -180,7 +184,13 @@ def _room_types_and_rates(
     for hotel in hotels:
         for (code, name, sleeps, (lo, hi)), base in zip(ROOM_CATEGORIES, BASE_RATES[hotel.tier], strict=True):
             rt_id = f"RT-{hotel.hotel_id[2:]}-{code}"
-            rt = RoomTypeSpec(rt_id, hotel.hotel_id, name, sleeps, rng.randint(lo, hi)).orm()
+            rt = RoomType(
+                room_type_id=rt_id,
+                hotel_id=hotel.hotel_id,
+                name=name,
+                max_occupancy=sleeps,
+                room_count=rng.randint(lo, hi),
+            )
             room_types.append(rt)
             for offset in range(nights):
                 night = HISTORY_START + timedelta(days=offset)
@@ -208,16 +218,16 @@ def _guests(rng: random.Random, ids: _Ids, accounts: list[CorporateAccount]) -> 
         tier = rng.choices(tiers, weights)[0]
         guest_id = ids.next("G", 4)
         guests.append(
-            GuestSpec(
-                guest_id,
-                first,
-                last,
-                email,
-                phone(rng),
-                birth_date(rng),
-                tier,
-                rng.randint(*points_range[tier]),
-            ).orm()
+            Guest(
+                guest_id=guest_id,
+                first_name=first,
+                last_name=last,
+                email=email,
+                phone=phone(rng),
+                date_of_birth=birth_date(rng),
+                loyalty_tier=tier,
+                loyalty_points=rng.randint(*points_range[tier]),
+            )
         )
     members = rng.sample(guests, 8 * len(accounts))
     for i, account in enumerate(accounts):
@@ -228,7 +238,7 @@ def _guests(rng: random.Random, ids: _Ids, accounts: list[CorporateAccount]) -> 
 
 
 def _card(rng: random.Random, ids: _Ids, guest: Guest) -> PaymentMethod:
-    return card(ids.next("PM", 4), guest.guest_id, rng.choice(CARD_BRANDS), rng.randint(0, 9999)).orm()
+    return card(ids.next("PM", 4), guest.guest_id, rng.choice(CARD_BRANDS), rng.randint(0, 9999))
 
 
 def _booking(
@@ -242,9 +252,8 @@ def _booking(
     cards: dict[str, list[PaymentMethod]],
     invoices: dict[str, PaymentMethod],
 ) -> Booking:
-    status = rng.choices(
-        ["checked_out", "no_show", "cancelled", "checked_in", "confirmed"], [30, 3, 12, 10, 45]
-    )[0]
+    statuses: list[BookingStatus] = ["checked_out", "no_show", "cancelled", "checked_in", "confirmed"]
+    status = rng.choices(statuses, [30, 3, 12, 10, 45])[0]
     guest = rng.choice(guests)
     account = (
         accounts[guest.corporate_account_id] if guest.corporate_account_id and rng.random() < 0.8 else None
@@ -261,11 +270,11 @@ def _booking(
             break
     for night in held if status in ("confirmed", "checked_in") else []:
         night.rooms_available -= 1
-    rate_plan = "flexible" if account or rng.random() < 0.75 else "non_refundable"
+    rate_plan: RatePlan = "flexible" if account or rng.random() < 0.75 else "non_refundable"
     created = datetime.combine(check_in - timedelta(days=rng.randint(2, 80)), time(rng.randint(7, 22)))
     created = min(created, NOW - timedelta(hours=rng.randint(2, 400)))
     cancelled = created + (NOW - created) * rng.random() if status == "cancelled" else None
-    return BookingSpec(
+    return Booking(
         booking_id=ids.next("BK", 5),
         guest_id=guest.guest_id,
         room_type_id=rt.room_type_id,
@@ -288,7 +297,7 @@ def _booking(
         cancellation_reason=rng.choice(["Change of plans", "Trip postponed", "Found other accommodation"])
         if cancelled
         else None,
-    ).orm()
+    )
 
 
 def _stay_dates(rng: random.Random, status: str) -> tuple[date, date]:
@@ -321,36 +330,39 @@ def _money_and_history(
             if refund:
                 rows.append(_payment(ids, b, "refund", "cancellation_refund", refund, b.cancelled_at))
         if b.status in ("confirmed", "checked_in", "checked_out") and rng.random() < 0.18:
-            extra = rng.choice(["breakfast", "parking", "late_checkout"])
+            extras: list[ExtraKind] = ["breakfast", "parking", "late_checkout"]
+            extra = rng.choice(extras)
             price = extra_price_cents(extra, adults=b.adults, nights=(b.check_out - b.check_in).days)
-            rows.append(BookingExtraSpec(b.booking_id, extra, price, complimentary=False).orm())
+            rows.append(
+                BookingExtra(booking_id=b.booking_id, extra=extra, price_cents=price, complimentary=False)
+            )
         if b.status == "checked_out" and b.room_total_cents >= 100:
             rows.append(
-                LoyaltyTransactionSpec(
+                LoyaltyTransaction(
                     transaction_id=ids.next("LT", 5),
                     guest_id=b.guest_id,
                     booking_id=b.booking_id,
                     kind="stay",
                     points=b.room_total_cents // 100,
                     created_at=datetime.combine(b.check_out, time(11)),
-                ).orm()
+                )
             )
     redeemers = rng.sample([g for g in guests if g.loyalty_points >= 10000], 12)
     for guest in redeemers:
         rows.append(
-            LoyaltyTransactionSpec(
+            LoyaltyTransaction(
                 transaction_id=ids.next("LT", 5),
                 guest_id=guest.guest_id,
                 kind="redemption",
                 points=-rng.choice([5000, 7500, 10000]),
                 created_at=NOW - timedelta(days=rng.randint(3, 80)),
-            ).orm()
+            )
         )
     tickets: list[SupportTicket] = []
     stays = [b for b in bookings if b.status in ("checked_in", "checked_out")]
     for b in rng.sample(stays, N_TICKETS):
         category = rng.choice(list(TICKET_SUMMARIES))
-        ticket = SupportTicketSpec(
+        ticket = SupportTicket(
             ticket_id=ids.next("TK", 5),
             guest_id=b.guest_id,
             booking_id=b.booking_id,
@@ -358,11 +370,11 @@ def _money_and_history(
             status="open" if b.status == "checked_in" and rng.random() < 0.5 else "resolved",
             summary=TICKET_SUMMARIES[category],
             created_at=min(NOW, datetime.combine(b.check_in + timedelta(days=1), time(rng.randint(6, 23)))),
-        ).orm()
+        )
         tickets.append(ticket)
         if category in GOODWILL_POINTS and rng.random() < 0.5:
             rows.append(
-                LoyaltyTransactionSpec(
+                LoyaltyTransaction(
                     transaction_id=ids.next("LT", 5),
                     guest_id=b.guest_id,
                     booking_id=b.booking_id,
@@ -370,7 +382,7 @@ def _money_and_history(
                     kind="goodwill",
                     points=GOODWILL_POINTS[category],
                     created_at=ticket.created_at,
-                ).orm()
+                )
             )
     rows.extend(_approval_requests(rng, ids, bookings, room_types))
     session.add_all(tickets)
@@ -379,8 +391,10 @@ def _money_and_history(
     session.flush()
 
 
-def _payment(ids: _Ids, b: Booking, kind: str, purpose: str, cents: int, at: datetime) -> Payment:
-    return payment(ids.next("PAY", 5), b, kind, purpose, cents, at).orm()
+def _payment(
+    ids: _Ids, b: Booking, kind: PaymentKind, purpose: PaymentPurpose, cents: int, at: datetime
+) -> Payment:
+    return payment(ids.next("PAY", 5), b, kind, purpose, cents, at)
 
 
 def _approval_requests(
@@ -394,14 +408,16 @@ def _approval_requests(
     ]
     requests = []
     for b in rng.sample(large, min(6, len(large))):
-        change = rng.choice(["change_dates", "change_room_type", "cancel"])
+        changes: list[ChangeType] = ["change_dates", "change_room_type", "cancel"]
+        change = rng.choice(changes)
         hotel = b.room_type_id[:5]
         others = [rt.room_type_id for rt in room_types if rt.room_type_id.startswith(hotel)]
         others.remove(b.room_type_id)
         shift = timedelta(days=rng.choice([1, 2, 7]))
-        status = rng.choice(["pending", "rejected"])
+        decisions: list[ApprovalStatus] = ["pending", "rejected"]
+        status = rng.choice(decisions)
         requests.append(
-            ApprovalRequestSpec(
+            ApprovalRequest(
                 approval_id=ids.next("APR", 5),
                 booking_id=b.booking_id,
                 requested_by_guest_id=b.guest_id,
@@ -412,6 +428,6 @@ def _approval_requests(
                 status=status,
                 note=APPROVAL_NOTES[status],
                 created_at=NOW - timedelta(days=rng.randint(1, 10)),
-            ).orm()
+            )
         )
     return requests

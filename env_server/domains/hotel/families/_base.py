@@ -1,4 +1,8 @@
-"""What every hotel scenario family shares: the guest who calls, fresh rows, stays priced night by night."""
+"""What every hotel scenario family shares: the guest who calls, fresh rows, stays priced night by night.
+
+Families hold ORM objects of `models.py` (a fresh booking is a `Booking`, a seed hotel is read back as a
+`Hotel`), so every column is read by typed attribute, and `Scene.put` writes them as patch rows.
+"""
 
 from __future__ import annotations
 
@@ -7,22 +11,20 @@ from datetime import date, datetime, time, timedelta
 from typing import Any, ClassVar
 
 from env_server.domain import Caller, ScenarioContext, ScenarioPatch, ScenarioUnavailable, day_month_year
-from env_server.domains.hotel.factories import (
-    CARD_BRANDS,
-    BookingSpec,
-    CorporateAccountSpec,
-    GuestSpec,
-    HotelSpec,
-    RoomNightSpec,
-    RoomTypeSpec,
-    birth_date,
-    card,
-    invoice,
-    phone,
-    room_charge,
-)
+from env_server.domains.hotel import models
+from env_server.domains.hotel.factories import CARD_BRANDS, birth_date, card, invoice, phone, room_charge
 from env_server.domains.hotel.factories import nightly_rate as drawn_rate
 from env_server.domains.hotel.families._rules import HOTEL_TIERS, LOYALTY_POINTS, LOYALTY_TIERS, TODAY
+from env_server.domains.hotel.models import (
+    BookingStatus,
+    CorporateAccount,
+    HotelTier,
+    LoyaltyTier,
+    PaymentMethod,
+    RatePlan,
+    RoomNight,
+    RoomType,
+)
 from env_server.domains.hotel.pricing import stay_nights, stay_price_cents
 from env_server.domains.hotel.seed import (
     BASE_RATES,
@@ -31,9 +33,6 @@ from env_server.domains.hotel.seed import (
     INVENTORY_LAST_NIGHT,
     LAST_NAMES,
 )
-
-Row = dict[str, Any]
-Patch = dict[str, list[Row]]
 
 # -- wording (money and dates come from the domain API: `dollars`, `day_month`, `day_month_year`) -------
 
@@ -57,52 +56,50 @@ MAIL_DOMAINS = ("mailbox.example", "post.example", "inbox.example", "webmail.exa
 class Guest(Caller):
     """A fresh guest profile (its `guests` row) and what the guest says and knows when they call."""
 
-    row: Row
+    row: models.Guest
     identity_tool: ClassVar[str] = "verify_guest_identity"
 
     @property
     def id(self) -> str:
         """The guest ID."""
-        return str(self.row["guest_id"])
+        return self.row.guest_id
 
     @property
-    def tier(self) -> str:
+    def tier(self) -> LoyaltyTier:
         """The guest's loyalty tier."""
-        return str(self.row["loyalty_tier"])
+        return self.row.loyalty_tier
 
     @property
     def name(self) -> str:
         """First and last name."""
-        return f"{self.row['first_name']} {self.row['last_name']}"
+        return f"{self.row.first_name} {self.row.last_name}"
 
     def identity_args(self) -> dict[str, Any]:
         """The `verify_guest_identity` arguments of a guest who gives their own details."""
         return {
             "guest_id": self.id,
-            "last_name": self.row["last_name"],
-            "date_of_birth": self.row["date_of_birth"],
+            "last_name": self.row.last_name,
+            "date_of_birth": self.row.date_of_birth.isoformat(),
         }
 
     def identity_facts(self) -> dict[str, Any]:
         """What a guest knows about themselves."""
         return {
-            "email": self.row["email"],
-            "last_name": self.row["last_name"],
-            "date_of_birth": self.row["date_of_birth"],
+            "email": self.row.email,
+            "last_name": self.row.last_name,
+            "date_of_birth": self.row.date_of_birth.isoformat(),
         }
 
     def identity_line(self) -> str:
         """A user line giving the last name and date of birth."""
-        return (
-            f"{self.row['last_name']}, born {day_month_year(date.fromisoformat(self.row['date_of_birth']))}."
-        )
+        return f"{self.row.last_name}, born {day_month_year(self.row.date_of_birth)}."
 
     def persona(self, detail: str = "") -> str:
         """Who the user is: "Amara Becker, a gold member; <detail>"."""
         return f"{self.name}, a {self.tier} member; {detail}"
 
 
-def new_guest(ctx: ScenarioContext, *, tier: str | None = None, **extra: Any) -> Guest:
+def new_guest(ctx: ScenarioContext, *, tier: LoyaltyTier | None = None, **extra: Any) -> Guest:
     """A fresh guest with a drawn name, contact details, birth date and tier."""
     rng = ctx.rng
     guest_id = ctx.new_id("G")
@@ -111,24 +108,34 @@ def new_guest(ctx: ScenarioContext, *, tier: str | None = None, **extra: Any) ->
     low, high = LOYALTY_POINTS.get(tier, (40_000, 120_000))
     # The number keeps fresh addresses apart from each other and from the seed's @example.com ones.
     email = f"{first}.{last}.{guest_id[2:]}@{rng.choice(MAIL_DOMAINS)}".lower()
-    spec = GuestSpec(
-        guest_id, first, last, email, phone(rng), birth_date(rng), tier, rng.randint(low, high), **extra
+    row = models.Guest(
+        guest_id=guest_id,
+        first_name=first,
+        last_name=last,
+        email=email,
+        phone=phone(rng),
+        date_of_birth=birth_date(rng),
+        loyalty_tier=tier,
+        loyalty_points=rng.randint(low, high),
+        **extra,
     )
-    return Guest(spec.row())
+    return Guest(row)
 
 
-def new_card(ctx: ScenarioContext, guest: Guest) -> Row:
-    """A fresh card of `guest` (a `payment_methods` row)."""
+def new_card(ctx: ScenarioContext, guest: Guest) -> PaymentMethod:
+    """A fresh card of `guest`."""
     brand, digits = ctx.rng.choice(CARD_BRANDS), ctx.rng.randint(0, 9999)
-    return card(ctx.new_id("PM"), guest.id, brand, digits).row()
+    return card(ctx.new_id("PM"), guest.id, brand, digits)
 
 
-def new_account(ctx: ScenarioContext) -> tuple[Row, Row]:
+def new_account(ctx: ScenarioContext) -> tuple[CorporateAccount, PaymentMethod]:
     """A fresh corporate account and its invoice payment method."""
     rng = ctx.rng
     name = f"{rng.choice(COMPANY_WORDS)} {rng.choice(COMPANY_KINDS)}"
-    account = CorporateAccountSpec(ctx.new_id("CA"), name, rng.randint(5, 20))
-    return account.row(), invoice(ctx.new_id("PM"), account.account_id, name).row()
+    account = CorporateAccount(
+        account_id=ctx.new_id("CA"), company_name=name, discount_pct=rng.randint(5, 20)
+    )
+    return account, invoice(ctx.new_id("PM"), account.account_id, name)
 
 
 COMPANY_WORDS = (
@@ -185,48 +192,56 @@ ROOMS = (("STD", "Classic Queen", 2), ("DLX", "Deluxe King", 3), ("STE", "Execut
 class Hotel:
     """A hotel for one scenario: a seed hotel (only its room types no benchmark uses) or a fresh one."""
 
-    row: Row
-    room_types: list[Row]
-    patch: Patch = field(default_factory=dict)
+    row: models.Hotel
+    room_types: list[RoomType]
+    #: The hotel and its room types when the scenario adds them (a fresh hotel); empty for a seed hotel.
+    fresh: list[object] = field(default_factory=list)
 
     @property
-    def tier(self) -> str:
+    def tier(self) -> HotelTier:
         """The hotel's tier."""
-        return str(self.row["tier"])
+        return self.row.tier
 
 
-def pick_hotel(ctx: ScenarioContext, tier: str | None = None, fresh: bool | None = None) -> Hotel:
+def pick_hotel(ctx: ScenarioContext, tier: HotelTier | None = None, fresh: bool | None = None) -> Hotel:
     """A hotel of `tier` (any when None); a fresh one (with three room types) when `fresh`, or by chance."""
     if fresh is None:
         fresh = ctx.rng.random() < 0.5
     if not fresh:
-        hotels = {h["hotel_id"]: h for h in ctx.rows("hotels", lambda h: tier in (None, h["tier"]))}
-        rooms = ctx.rows("room_types", lambda r: r["hotel_id"] in hotels)
+        hotels = {h.hotel_id: h for h in ctx.entities(models.Hotel, lambda h: tier in (None, h.tier))}
+        rooms = ctx.entities(RoomType, lambda r: r.hotel_id in hotels)
         if rooms:
             room = ctx.rng.choice(rooms)
-            return Hotel(hotels[room["hotel_id"]], [r for r in rooms if r["hotel_id"] == room["hotel_id"]])
-    tier = tier or ctx.rng.choice(HOTEL_TIERS)
+            return Hotel(hotels[room.hotel_id], [r for r in rooms if r.hotel_id == room.hotel_id])
+    drawn_tier: HotelTier = ctx.rng.choice(HOTEL_TIERS) if tier is None else tier
     hotel_id = ctx.new_id("H")
     name = ctx.rng.choice(HOTEL_NAMES)
-    row = HotelSpec(hotel_id, name, ctx.rng.choice(("Lisbon", "Berlin", "Chicago", "Kyoto")), tier).row()
+    city = ctx.rng.choice(("Lisbon", "Berlin", "Chicago", "Kyoto"))
+    row = models.Hotel(hotel_id=hotel_id, name=name, city=city, tier=drawn_tier)
     rooms = [
-        RoomTypeSpec(ctx.new_id("RT"), hotel_id, room, sleeps, ctx.rng.randint(6, 30)).row()
+        RoomType(
+            room_type_id=ctx.new_id("RT"),
+            hotel_id=hotel_id,
+            name=room,
+            max_occupancy=sleeps,
+            room_count=ctx.rng.randint(6, 30),
+        )
         for _, room, sleeps in ROOMS
     ]
-    return Hotel(row, rooms, {"hotels": [row], "room_types": rooms})
+    return Hotel(row, rooms, [row, *rooms])
 
 
-def nightly_rate(ctx: ScenarioContext, room_type: Row, hotel_tier: str, night: date) -> int:
+def nightly_rate(ctx: ScenarioContext, room_type: RoomType, hotel_tier: HotelTier, night: date) -> int:
     """The public rate of a night: the seed's inventory rate where it has one, else drawn like the seed's."""
-    seeded = _seed_rates(ctx).get((room_type["room_type_id"], night.isoformat()))
+    seeded = _seed_rates(ctx).get((room_type.room_type_id, night.isoformat()))
     if seeded is not None:
         return seeded
     base = BASE_RATES[hotel_tier][[c for c, _, _ in ROOMS].index(_category(room_type))]
     return drawn_rate(ctx.rng, base, night)
 
 
-def _category(room_type: Row) -> str:
-    return next(code for code, name, _ in ROOMS if name == room_type["name"])
+def _category(room_type: RoomType) -> str:
+    return next(code for code, name, _ in ROOMS if name == room_type.name)
 
 
 _RATES: dict[int, tuple[object, dict[tuple[str, str], int]]] = {}
@@ -246,7 +261,7 @@ def _seed_rates(ctx: ScenarioContext) -> dict[tuple[str, str], int]:
 class Stay:
     """Dates and the price of every night involved, so inventory rows and totals agree."""
 
-    room_type: Row
+    room_type: RoomType
     check_in: date
     check_out: date
     rates: dict[date, int]
@@ -263,7 +278,7 @@ class Stay:
         )
 
 
-def stay(ctx: ScenarioContext, hotel: Hotel, room_type: Row, check_in: date, nights: int) -> Stay:
+def stay(ctx: ScenarioContext, hotel: Hotel, room_type: RoomType, check_in: date, nights: int) -> Stay:
     """A stay of `nights` from `check_in` in `room_type`, priced night by night."""
     check_out = check_in + timedelta(days=nights)
     rates = {n: nightly_rate(ctx, room_type, hotel.tier, n) for n in stay_nights(check_in, check_out)}
@@ -271,7 +286,7 @@ def stay(ctx: ScenarioContext, hotel: Hotel, room_type: Row, check_in: date, nig
 
 
 def future_stay(
-    ctx: ScenarioContext, hotel: Hotel, room_type: Row, days: int, nights: int, margin: int = 0
+    ctx: ScenarioContext, hotel: Hotel, room_type: RoomType, days: int, nights: int, margin: int = 0
 ) -> Stay:
     """A stay starting `days` from today, ending inside the loaded inventory with `margin` nights to spare."""
     check_in = TODAY + timedelta(days=days)
@@ -281,14 +296,19 @@ def future_stay(
 
 
 def stay_in_progress(
-    ctx: ScenarioContext, hotel: Hotel, room_type: Row, *, arrived: tuple[int, int], left: tuple[int, int]
+    ctx: ScenarioContext,
+    hotel: Hotel,
+    room_type: RoomType,
+    *,
+    arrived: tuple[int, int],
+    left: tuple[int, int],
 ) -> Stay:
     """A stay that began `arrived` days ago (drawn from the range) with `left` more nights (likewise)."""
     check_in = TODAY - timedelta(days=ctx.rng.randint(*arrived))
     return stay(ctx, hotel, room_type, check_in, (TODAY - check_in).days + ctx.rng.randint(*left))
 
 
-def guest_at_hotel(ctx: ScenarioContext) -> tuple[Hotel, Guest, Row, Row]:
+def guest_at_hotel(ctx: ScenarioContext) -> tuple[Hotel, Guest, PaymentMethod, RoomType]:
     """A hotel, a fresh guest, the guest's card and a room type of the hotel: a one-guest scene's cast."""
     hotel = pick_hotel(ctx)
     guest = new_guest(ctx)
@@ -296,34 +316,39 @@ def guest_at_hotel(ctx: ScenarioContext) -> tuple[Hotel, Guest, Row, Row]:
     return hotel, guest, card, ctx.rng.choice(hotel.room_types)
 
 
-def inventory(ctx: ScenarioContext, room_type: Row, rates: dict[date, int]) -> list[Row]:
+def inventory(ctx: ScenarioContext, room_type: RoomType, rates: dict[date, int]) -> list[RoomNight]:
     """`room_inventory` rows with a free room on each loaded night of `rates`, at those rates."""
     return [
-        RoomNightSpec(room_type["room_type_id"], night, rate, ctx.rng.randint(1, 6)).row()
+        RoomNight(
+            room_type_id=room_type.room_type_id,
+            night=night,
+            rate_cents=rate,
+            rooms_available=ctx.rng.randint(1, 6),
+        )
         for night, rate in sorted(rates.items())
         if INVENTORY_FIRST_NIGHT <= night <= INVENTORY_LAST_NIGHT
     ]
 
 
-def complete_inventory(ctx: ScenarioContext, hotel: Hotel, rows: list[Row]) -> list[Row]:
+def complete_inventory(ctx: ScenarioContext, hotel: Hotel, rows: list[RoomNight]) -> list[RoomNight]:
     """`rows`, plus, at a fresh hotel, every other room type's inventory on the same nights.
 
     So `search_availability` (which prices every room type of the hotel) works there as at a seed hotel.
     """
-    if not hotel.patch:
+    if not hotel.fresh:
         return rows
-    have = {(r["room_type_id"], r["night"]) for r in rows}
-    nights = sorted({r["night"] for r in rows})
+    have = {(r.room_type_id, r.night) for r in rows}
+    nights = sorted({r.night for r in rows})
     extra = [
-        RoomNightSpec(
-            rt["room_type_id"],
-            date.fromisoformat(night),
-            nightly_rate(ctx, rt, hotel.tier, date.fromisoformat(night)),
-            ctx.rng.randint(0, 6),
-        ).row()
+        RoomNight(
+            room_type_id=rt.room_type_id,
+            night=night,
+            rate_cents=nightly_rate(ctx, rt, hotel.tier, night),
+            rooms_available=ctx.rng.randint(0, 6),
+        )
         for rt in hotel.room_types
         for night in nights
-        if (rt["room_type_id"], night) not in have
+        if (rt.room_type_id, night) not in have
     ]
     return rows + extra
 
@@ -332,46 +357,49 @@ def booking(
     ctx: ScenarioContext,
     guest: Guest,
     s: Stay,
-    method: Row,
+    method: PaymentMethod,
     *,
-    rate_plan: str = "flexible",
-    status: str = "confirmed",
-    account: Row | None = None,
-) -> tuple[Row, Row]:
+    rate_plan: RatePlan = "flexible",
+    status: BookingStatus = "confirmed",
+    account: CorporateAccount | None = None,
+) -> tuple[models.Booking, models.Payment]:
     """A booking of `s` for `guest` paid by `method`, and the payment that charged its room total."""
-    total = s.total(rate_plan, account["discount_pct"] if account else 0)
+    total = s.total(rate_plan, account.discount_pct if account else 0)
     created = datetime.combine(min(s.check_in, TODAY) - timedelta(days=ctx.rng.randint(3, 40)), time(10))
-    spec = BookingSpec(
+    row = models.Booking(
         booking_id=ctx.new_id("BK"),
         guest_id=guest.id,
-        room_type_id=s.room_type["room_type_id"],
-        corporate_account_id=account["account_id"] if account else None,
-        payment_method_id=method["payment_method_id"],
+        room_type_id=s.room_type.room_type_id,
+        corporate_account_id=account.account_id if account else None,
+        payment_method_id=method.payment_method_id,
         check_in=s.check_in,
         check_out=s.check_out,
-        adults=ctx.rng.randint(1, min(2, s.room_type["max_occupancy"])),
+        adults=ctx.rng.randint(1, min(2, s.room_type.max_occupancy)),
         rate_plan=rate_plan,
         status=status,
         room_total_cents=total,
         created_at=created,
     )
-    return spec.row(), room_charge(ctx.new_id("PAY"), spec).row()
+    return row, room_charge(ctx.new_id("PAY"), row)
 
 
 class Scene(ScenarioPatch):
     """The `initial_patch` of one hotel task, its tables listed as hotel task files list them."""
 
-    table_order = (
-        "hotels",
-        "room_types",
-        "room_inventory",
-        "corporate_accounts",
-        "guests",
-        "payment_methods",
-        "bookings",
-        "booking_extras",
-        "payments",
-        "approval_requests",
-        "support_tickets",
-        "loyalty_transactions",
+    table_order = tuple(
+        str(model.__tablename__)
+        for model in (
+            models.Hotel,
+            RoomType,
+            RoomNight,
+            CorporateAccount,
+            models.Guest,
+            PaymentMethod,
+            models.Booking,
+            models.BookingExtra,
+            models.Payment,
+            models.ApprovalRequest,
+            models.SupportTicket,
+            models.LoyaltyTransaction,
+        )
     )

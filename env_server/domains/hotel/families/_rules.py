@@ -7,8 +7,9 @@ the approval threshold); prices come from `pricing.py`, the arithmetic the booki
 from __future__ import annotations
 
 from datetime import date
+from typing import get_args
 
-from env_server.domains.hotel.models import NOW
+from env_server.domains.hotel.models import NOW, ExtraKind, HotelTier, LoyaltyTier, RatePlan, TicketCategory
 
 TODAY = NOW.date()
 
@@ -20,8 +21,8 @@ APPROVAL_THRESHOLD_CENTS = 100_000
 GOODWILL_POINTS = {"noise": 1_000, "cleanliness": 1_000, "maintenance": 2_500, "billing": 0, "other": 0}
 #: Rule 12: the oldest check-out date that still earns goodwill points.
 GOODWILL_WINDOW_START = date(2026, 9, 1)
-HOTEL_TIERS = ("budget", "standard", "premium", "luxury")
-LOYALTY_TIERS = ("blue", "silver", "gold", "platinum")
+HOTEL_TIERS: tuple[HotelTier, ...] = get_args(HotelTier)
+LOYALTY_TIERS: tuple[LoyaltyTier, ...] = get_args(LoyaltyTier)
 LOYALTY_POINTS = {"blue": (0, 4_000), "silver": (4_000, 15_000), "gold": (15_000, 40_000)}
 
 
@@ -30,7 +31,7 @@ def days_before(check_in: date) -> int:
     return (check_in - TODAY).days
 
 
-def tier_refund_percent(hotel_tier: str, days: int) -> int:
+def tier_refund_percent(hotel_tier: HotelTier, days: int) -> int:
     """Rule 5: the flexible-rate refund share by hotel tier and days before check-in."""
     if days >= FULL_REFUND_NOTICE[hotel_tier]:
         return 100
@@ -38,7 +39,7 @@ def tier_refund_percent(hotel_tier: str, days: int) -> int:
     return 50 if half_from is not None and days >= half_from else 0
 
 
-def refund_percent(hotel_tier: str, days: int, loyalty_tier: str, rate_plan: str) -> int:
+def refund_percent(hotel_tier: HotelTier, days: int, loyalty_tier: LoyaltyTier, rate_plan: RatePlan) -> int:
     """Rules 5 to 7: the refund of a cancellation, for the loyalty tier of the guest who stays."""
     if rate_plan == "non_refundable":
         return 0
@@ -48,18 +49,18 @@ def refund_percent(hotel_tier: str, days: int, loyalty_tier: str, rate_plan: str
     return percent
 
 
-def change_fee_applies(hotel_tier: str, days: int, loyalty_tier: str) -> bool:
+def change_fee_applies(hotel_tier: HotelTier, days: int, loyalty_tier: LoyaltyTier) -> bool:
     """Rule 8: the $50 fee inside the full-refund window, waived for gold and platinum members."""
     return days < FULL_REFUND_NOTICE[hotel_tier] and loyalty_tier not in ("gold", "platinum")
 
 
-def extra_is_complimentary(extra: str, loyalty_tier: str) -> bool:
+def extra_is_complimentary(extra: ExtraKind, loyalty_tier: LoyaltyTier) -> bool:
     """Rule 11: late check-out free from gold up, breakfast free for platinum, parking never free."""
     if extra == "late_checkout":
         return loyalty_tier in ("gold", "platinum")
     return extra == "breakfast" and loyalty_tier == "platinum"
 
 
-def goodwill_points(category: str, loyalty_tier: str) -> int:
+def goodwill_points(category: TicketCategory, loyalty_tier: LoyaltyTier) -> int:
     """Rule 12: the goodwill award for a ticket category (before the window and once-per-stay checks)."""
     return GOODWILL_POINTS[category] * (2 if loyalty_tier == "platinum" else 1)

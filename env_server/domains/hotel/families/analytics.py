@@ -7,13 +7,13 @@ The SQL is portable: ISO date literals, CASE, COUNT and SUM, integer cents divid
 
 from __future__ import annotations
 
-from datetime import date, timedelta
+from datetime import date, datetime, time, timedelta
 from typing import Any
 
 from env_server.domain import ScenarioContext, ScenarioUnavailable, analytics_task, day_month_year
+from env_server.domains.hotel.factories import payment
 from env_server.domains.hotel.families._base import (
     TODAY,
-    Row,
     Scene,
     booking,
     new_card,
@@ -25,6 +25,7 @@ from env_server.domains.hotel.families._rules import (
     HOTEL_TIERS,
     LOYALTY_TIERS,
 )
+from env_server.domains.hotel.models import Booking, BookingStatus, Hotel, Payment
 from env_server.domains.hotel.seed import INVENTORY_FIRST_NIGHT, INVENTORY_LAST_NIGHT
 from shared.tasks import Task
 
@@ -62,13 +63,20 @@ def guest_history(ctx: ScenarioContext) -> Task:
     rng = ctx.rng
     guest = new_guest(ctx)
     card = new_card(ctx, guest)
-    bookings: list[Row] = []
-    payments: list[Row] = []
+    bookings: list[Booking] = []
+    payments: list[Payment] = []
     hotels = [pick_hotel(ctx) for _ in range(rng.randint(1, 3))]
-    patches = [h.patch for h in hotels]
+    fresh = [row for h in hotels for row in h.fresh]
     for _ in range(rng.randint(3, 6)):
         hotel = rng.choice(hotels)
-        status = rng.choice(("checked_out", "checked_out", "cancelled", "confirmed", "no_show"))
+        statuses: tuple[BookingStatus, ...] = (
+            "checked_out",
+            "checked_out",
+            "cancelled",
+            "confirmed",
+            "no_show",
+        )
+        status = rng.choice(statuses)
         start = (
             TODAY + timedelta(days=rng.randint(2, 30))
             if status == "confirmed" or (status == "cancelled" and rng.random() < 0.5)
@@ -82,32 +90,18 @@ def guest_history(ctx: ScenarioContext) -> Task:
             status=status,
         )
         if status == "cancelled":
-            bk["cancelled_at"] = f"{(min(start, TODAY) - timedelta(days=1)).isoformat()}T12:00:00"
-            bk["cancellation_reason"] = "Plans changed"
-            refund = bk["room_total_cents"] * rng.choice((100, 50, 0)) // 100
+            cancelled = bk.cancelled_at = datetime.combine(min(start, TODAY) - timedelta(days=1), time(12))
+            bk.cancellation_reason = "Plans changed"
+            refund = bk.room_total_cents * rng.choice((100, 50, 0)) // 100
             if refund:
                 payments.append(
-                    {
-                        **pay,
-                        "payment_id": ctx.new_id("PAY"),
-                        "kind": "refund",
-                        "purpose": "cancellation_refund",
-                        "amount_cents": refund,
-                        "created_at": bk["cancelled_at"],
-                    }
+                    payment(ctx.new_id("PAY"), bk, "refund", "cancellation_refund", refund, cancelled)
                 )
         bookings.append(bk)
         payments.append(pay)
     gid = guest.id
-    patch = (
-        Scene(ctx)
-        .add(
-            *patches,
-            {"guests": [guest.row], "payment_methods": [card], "bookings": bookings, "payments": payments},
-        )
-        .initial_patch()
-    )
-    refunds = [p for p in payments if p["kind"] == "refund"]
+    patch = Scene(ctx).put(*fresh, guest.row, card, *bookings, *payments).initial_patch()
+    refunds = [p for p in payments if p.kind == "refund"]
     kinds = ["status", "net", "city"] + (["refunds"] * 2 if refunds else [])
     kind = rng.choice(kinds)
     if kind == "status":
@@ -126,13 +120,13 @@ def guest_history(ctx: ScenarioContext) -> Task:
         )
     elif kind == "city":
         question = (
-            f"In which cities has the guest with email {guest.row['email']} booked with us, and how many "
+            f"In which cities has the guest with email {guest.row.email} booked with us, and how many "
             "bookings in each?"
         )
         shape = "Each city with its number of bookings, whatever their status."
         sql = (
             f"SELECT h.city, COUNT(*) FROM bookings b {HOTEL_JOIN} JOIN guests g ON g.guest_id = b.guest_id "
-            f"WHERE g.email = '{guest.row['email']}' GROUP BY h.city"
+            f"WHERE g.email = '{guest.row.email}' GROUP BY h.city"
         )
     else:
         question = (
@@ -154,7 +148,7 @@ def _month(m: int) -> tuple[str, str]:
 def seed_slice(ctx: ScenarioContext) -> Task:
     """A question about one slice of the seeded business, with drawn parameters."""
     rng = ctx.rng
-    hotels = ctx.rows("hotels")
+    hotels = ctx.entities(Hotel)
     if not hotels:
         raise ScenarioUnavailable("no hotel left to ask about")
     kind = rng.choice(("arrivals", "unsold", "rates", "loyalty", "large", "occupancy"))
@@ -167,7 +161,7 @@ def seed_slice(ctx: ScenarioContext) -> Task:
         status = rng.choice(
             ("confirmed", "cancelled") if month == 10 else ("checked_out", "cancelled", "no_show")
         )
-        city = rng.choice(sorted({h["city"] for h in hotels}))
+        city = rng.choice(sorted({h.city for h in hotels}))
         first, after = _month(month)
         question = (
             f"How many bookings with a check-in date in {MONTHS[month]} 2026 are now "
@@ -182,13 +176,12 @@ def seed_slice(ctx: ScenarioContext) -> Task:
     elif kind == "unsold":
         hotel = rng.choice(hotels)
         question = (
-            f"For the night of {spoken}, how many rooms are still unsold in each room type at "
-            f"{hotel['name']}?"
+            f"For the night of {spoken}, how many rooms are still unsold in each room type at {hotel.name}?"
         )
         shape = "Each room type name with the rooms left."
         sql = (
             "SELECT r.name, i.rooms_available FROM room_inventory i JOIN room_types r ON r.room_type_id = "
-            f"i.room_type_id JOIN hotels h ON h.hotel_id = r.hotel_id WHERE h.name = '{hotel['name']}' "
+            f"i.room_type_id JOIN hotels h ON h.hotel_id = r.hotel_id WHERE h.name = '{hotel.name}' "
             f"AND i.night = '{night.isoformat()}'"
         )
     elif kind == "rates":
@@ -237,7 +230,7 @@ def seed_slice(ctx: ScenarioContext) -> Task:
             "GROUP BY h.city"
         )
     else:
-        city = rng.choice(sorted({h["city"] for h in hotels}))
+        city = rng.choice(sorted({h.city for h in hotels}))
         question = (
             f"For the night of {spoken}, how many rooms are sold (room count minus rooms available) at each "
             f"{city} hotel?"

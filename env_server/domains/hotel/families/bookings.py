@@ -39,6 +39,7 @@ from env_server.domains.hotel.families._rules import (
     extra_is_complimentary,
     refund_percent,
 )
+from env_server.domains.hotel.models import BookingStatus, ExtraKind, RatePlan
 from env_server.domains.hotel.pricing import extra_price_cents
 from shared.tasks import Task
 
@@ -59,11 +60,11 @@ def cancel_refund(ctx: ScenarioContext) -> Task:
     card = new_card(ctx, guest)
     days = _notice(ctx, hotel.tier)
     s = future_stay(ctx, hotel, rng.choice(hotel.room_types), days, rng.randint(1, 4))
-    plan = "non_refundable" if rng.random() < 0.15 else "flexible"
+    plan: RatePlan = "non_refundable" if rng.random() < 0.15 else "flexible"
     bk, pay = booking(ctx, guest, s, card, rate_plan=plan)
     percent = refund_percent(hotel.tier, days, guest.tier, plan)
     reason = rng.choice(REASONS)
-    opening = f"Hi, I need to cancel my booking {bk['booking_id']} at {hotel.row['name']}. {reason}."
+    opening = f"Hi, I need to cancel my booking {bk.booking_id} at {hotel.row.name}. {reason}."
     if plan == "non_refundable":
         opening += " I know it was the non-refundable rate."
     return ctx.task(
@@ -71,24 +72,19 @@ def cancel_refund(ctx: ScenarioContext) -> Task:
         description=f"Cancel a {plan} booking {days_text(days)} before check-in at a {hotel.tier} hotel: "
         f"{percent}% refund.",
         user=guest.user(
-            f"Cancel booking {bk['booking_id']} and get whatever refund applies",
+            f"Cancel booking {bk.booking_id} and get whatever refund applies",
             conversation(
                 opening, identity=guest.identity_line(), yes="Understood. Yes, please go ahead and cancel it."
             ),
             detail=rng.choice(MOODS),
-            known={"booking_id": bk["booking_id"]},
+            known={"booking_id": bk.booking_id},
             unknown=["the refund amount", "the cancellation rules"],
             instructions="Give your details when asked. Accept the refund the agent states and confirm.",
         ),
-        initial_patch=Scene(ctx)
-        .add(
-            hotel.patch,
-            {"guests": [guest.row], "payment_methods": [card], "bookings": [bk], "payments": [pay]},
-        )
-        .initial_patch(),
+        initial_patch=Scene(ctx).put(*hotel.fresh, guest.row, card, bk, pay).initial_patch(),
         gold_actions=[
             guest.verify(),
-            call("cancel_booking", booking_id=bk["booking_id"], refund_percent=percent, reason=reason),
+            call("cancel_booking", booking_id=bk.booking_id, refund_percent=percent, reason=reason),
         ],
         determined_by=refund_determined(),
     )
@@ -115,38 +111,33 @@ def cancel_quote(ctx: ScenarioContext) -> Task:
         difficulty_tags=["cancellation", "refund", "communicate", f"{hotel.tier}-tier"],
         description=f"Quote the refund ({dollars(refund)}) of a cancellation {days} days out, then cancel.",
         user=guest.user(
-            f"Find out what cancelling booking {bk['booking_id']} refunds, then cancel it",
+            f"Find out what cancelling booking {bk.booking_id} refunds, then cancel it",
             conversation(
-                f"Hello, if I cancel booking {bk['booking_id']} at {hotel.row['name']} now, how much do I "
+                f"Hello, if I cancel booking {bk.booking_id} at {hotel.row.name} now, how much do I "
                 "get "
                 "back exactly?",
                 identity=guest.identity_line(),
                 yes="OK, that works for me. Yes, please cancel it.",
             ),
             detail=rng.choice(MOODS),
-            known={"booking_id": bk["booking_id"]},
+            known={"booking_id": bk.booking_id},
             unknown=["the refund amount"],
             instructions="Ask for the exact refund in dollars before agreeing; then confirm the "
             "cancellation.",
         ),
-        initial_patch=Scene(ctx)
-        .add(
-            hotel.patch,
-            {"guests": [guest.row], "payment_methods": [card], "bookings": [bk], "payments": [pay]},
-        )
-        .initial_patch(),
+        initial_patch=Scene(ctx).put(*hotel.fresh, guest.row, card, bk, pay).initial_patch(),
         gold_actions=[
             guest.verify(),
             call(
                 "cancel_booking",
-                booking_id=bk["booking_id"],
+                booking_id=bk.booking_id,
                 refund_percent=percent,
                 reason="Guest cancelled",
             ),
         ],
         communicate=[dollars(refund).lstrip("$")],
         reference_reply=reply(
-            f"Cancelling booking {bk['booking_id']} now refunds {dollars(refund)}, {percent}% of the stay. "
+            f"Cancelling booking {bk.booking_id} now refunds {dollars(refund)}, {percent}% of the stay. "
             "Shall I cancel it?",
             f"You would get {dollars(refund)} back. Do you want me to go ahead with the cancellation?",
         ),
@@ -166,20 +157,20 @@ def change_booking(ctx: ScenarioContext) -> Task:
     days = _notice(ctx, hotel.tier)
     room = rng.choice(hotel.room_types)
     s = future_stay(ctx, hotel, room, days, rng.randint(1, 4), margin=2)
-    plan = "non_refundable" if rng.random() < 0.2 else "flexible"
+    plan: RatePlan = "non_refundable" if rng.random() < 0.2 else "flexible"
     bk, pay = booking(ctx, guest, s, card, rate_plan=plan)
     fee = change_fee_applies(hotel.tier, days, guest.tier)
-    others = [r for r in hotel.room_types if r is not room and r["max_occupancy"] >= bk["adults"]]
+    others = [r for r in hotel.room_types if r is not room and r.max_occupancy >= bk.adults]
     rows = inventory(ctx, room, s.rates)
     if others and rng.random() < 0.5:
         new_room = rng.choice(others)
         moved = stay(ctx, hotel, new_room, s.check_in, len(s.nights))
         rows += inventory(ctx, new_room, moved.rates)
-        ask = f"switch booking {bk['booking_id']} at {hotel.row['name']} to a {new_room['name']} room"
+        ask = f"switch booking {bk.booking_id} at {hotel.row.name} to a {new_room.name} room"
         change = call(
             "change_room_type",
-            booking_id=bk["booking_id"],
-            room_type_id=new_room["room_type_id"],
+            booking_id=bk.booking_id,
+            room_type_id=new_room.room_type_id,
             charge_change_fee=fee,
         )
     else:
@@ -194,18 +185,12 @@ def change_booking(ctx: ScenarioContext) -> Task:
         moved = stay(ctx, hotel, room, s.check_in + timedelta(days=rng.choice(shifts)), length)
         rows += inventory(ctx, room, {n: r for n, r in moved.rates.items() if n not in s.rates})
         ask = (
-            f"move booking {bk['booking_id']} at {hotel.row['name']} so that I arrive on "
+            f"move booking {bk.booking_id} at {hotel.row.name} so that I arrive on "
             f"{day_month(moved.check_in)} and leave on {day_month(moved.check_out)}"
         )
         dates = {"check_in": moved.check_in.isoformat(), "check_out": moved.check_out.isoformat()}
-        change = call("change_booking_dates", booking_id=bk["booking_id"], **dates, charge_change_fee=fee)
-    base = {
-        "guests": [guest.row],
-        "payment_methods": [card],
-        "bookings": [bk],
-        "payments": [pay],
-        "room_inventory": complete_inventory(ctx, hotel, rows),
-    }
+        change = call("change_booking_dates", booking_id=bk.booking_id, **dates, charge_change_fee=fee)
+    base = [guest.row, card, bk, pay, *complete_inventory(ctx, hotel, rows)]
     spec = guest.user(
         ask[0].upper() + ask[1:],
         conversation(
@@ -216,7 +201,7 @@ def change_booking(ctx: ScenarioContext) -> Task:
             else "Yes, that's fine, please make the change.",
         ),
         detail=rng.choice(MOODS),
-        known={"booking_id": bk["booking_id"]},
+        known={"booking_id": bk.booking_id},
         unknown=["the new price", "the change rules"],
         instructions="Accept any price difference and fee the agent states. If the change is not allowed, "
         "accept that and keep the booking.",
@@ -227,15 +212,15 @@ def change_booking(ctx: ScenarioContext) -> Task:
             difficulty_tags=[*tags, "refusal", "non-refundable"],
             description="A non-refundable booking cannot change: explain, change nothing.",
             user=spec,
-            initial_patch=Scene(ctx).add(hotel.patch, base).initial_patch(),
+            initial_patch=Scene(ctx).put(*hotel.fresh, *base).initial_patch(),
             **refusal(
                 "non-refundable",
                 reply(
-                    f"I'm sorry, booking {bk['booking_id']} is on a non-refundable rate, and non-refundable "
+                    f"I'm sorry, booking {bk.booking_id} is on a non-refundable rate, and non-refundable "
                     "bookings can't be changed.",
                     "That reservation was booked non-refundable, so its dates and room can't be changed.",
                 ),
-                reads=[call("get_booking", booking_id=bk["booking_id"])],
+                reads=[call("get_booking", booking_id=bk.booking_id)],
                 wrong=[guest.verify(), change],
             ),
         )
@@ -244,12 +229,16 @@ def change_booking(ctx: ScenarioContext) -> Task:
         description=f"Change a booking {days_text(days)} before check-in at a {hotel.tier} hotel "
         f"({'with' if fee else 'without'} the change fee).",
         user=spec,
-        initial_patch=Scene(ctx).add(hotel.patch, base).initial_patch(),
+        initial_patch=Scene(ctx).put(*hotel.fresh, *base).initial_patch(),
         gold_actions=[guest.verify(), change],
     )
 
 
-EXTRA_WORDS = {"breakfast": "breakfast", "parking": "parking", "late_checkout": "a late check-out"}
+EXTRA_WORDS: dict[ExtraKind, str] = {
+    "breakfast": "breakfast",
+    "parking": "parking",
+    "late_checkout": "a late check-out",
+}
 
 
 def add_extra(ctx: ScenarioContext) -> Task:
@@ -259,6 +248,7 @@ def add_extra(ctx: ScenarioContext) -> Task:
     """
     rng = ctx.rng
     hotel, guest, card, room = guest_at_hotel(ctx)
+    status: BookingStatus
     if rng.random() < 0.4:
         s = stay_in_progress(ctx, hotel, room, arrived=(1, 3), left=(1, 4))
         status = "checked_in"
@@ -268,22 +258,15 @@ def add_extra(ctx: ScenarioContext) -> Task:
     bk, pay = booking(ctx, guest, s, card, status=status)
     extra = rng.choice(tuple(EXTRA_WORDS))
     free = extra_is_complimentary(extra, guest.tier)
-    price = extra_price_cents(extra, adults=bk["adults"], nights=len(s.nights))
+    price = extra_price_cents(extra, adults=bk.adults, nights=len(s.nights))
     only_if_free = not free and rng.random() < 0.35
-    patch = (
-        Scene(ctx)
-        .add(
-            hotel.patch,
-            {"guests": [guest.row], "payment_methods": [card], "bookings": [bk], "payments": [pay]},
-        )
-        .initial_patch()
-    )
+    patch = Scene(ctx).put(*hotel.fresh, guest.row, card, bk, pay).initial_patch()
     where = "I'm staying" if status == "checked_in" else "I have a booking"
     spec = guest.user(
-        f"Add {EXTRA_WORDS[extra]} to booking {bk['booking_id']}"
+        f"Add {EXTRA_WORDS[extra]} to booking {bk.booking_id}"
         + (" only if it is free" if only_if_free else ""),
         conversation(
-            f"Hi, {where} at {hotel.row['name']}, {bk['booking_id']}. Could you add {EXTRA_WORDS[extra]}?"
+            f"Hi, {where} at {hotel.row.name}, {bk.booking_id}. Could you add {EXTRA_WORDS[extra]}?"
             + (" As a member it should be free, right?" if only_if_free else ""),
             identity=guest.identity_line(),
             yes=f"No, I won't pay {dollars(price)} for that, leave it."
@@ -291,13 +274,13 @@ def add_extra(ctx: ScenarioContext) -> Task:
             else "Great, yes, please add it.",
         ),
         detail=rng.choice(MOODS),
-        known={"booking_id": bk["booking_id"]},
+        known={"booking_id": bk.booking_id},
         unknown=["the price of the extra", "the loyalty perks"],
         instructions="Only accept it if it is free."
         if only_if_free
         else "Accept the price the agent states.",
     )
-    add = call("add_booking_extra", booking_id=bk["booking_id"], extra=extra, complimentary=free)
+    add = call("add_booking_extra", booking_id=bk.booking_id, extra=extra, complimentary=free)
     if only_if_free:
         return ctx.task(
             difficulty_tags=["extras", "refusal", f"{guest.tier}-member"],
@@ -312,10 +295,10 @@ def add_extra(ctx: ScenarioContext) -> Task:
                     f"{dollars(price)}. Would you like it at that price?",
                     f"For your membership it's a paid extra at {dollars(price)}. Shall I add it?",
                 ),
-                reads=[call("get_booking", booking_id=bk["booking_id"])],
+                reads=[call("get_booking", booking_id=bk.booking_id)],
                 wrong=[
                     guest.verify(),
-                    call("add_booking_extra", booking_id=bk["booking_id"], extra=extra, complimentary=True),
+                    call("add_booking_extra", booking_id=bk.booking_id, extra=extra, complimentary=True),
                 ],
             ),
         )
@@ -345,15 +328,17 @@ def new_booking(ctx: ScenarioContext) -> Task:
     s = future_stay(ctx, hotel, room, rng.randint(1, 30), rng.randint(1, 5))
     account, invoice = new_account(ctx)
     variant = rng.choice(("private", "private", "corporate", "not-linked"))
-    linked = {"corporate_account_id": account["account_id"], "corporate_role": "traveler"}
-    guest = new_guest(ctx, **(linked if variant == "corporate" else {}))
+    if variant == "corporate":
+        guest = new_guest(ctx, corporate_account_id=account.account_id, corporate_role="traveler")
+    else:
+        guest = new_guest(ctx)
     card = new_card(ctx, guest)
-    adults = rng.randint(1, room["max_occupancy"])
+    adults = rng.randint(1, room.max_occupancy)
     plan = "non_refundable" if variant == "private" and rng.random() < 0.4 else "flexible"
     corporate = variant == "corporate"
     dates = {"check_in": s.check_in.isoformat(), "check_out": s.check_out.isoformat()}
     ask = (
-        f"Hello, I'd like to book a {room['name']} at {hotel.row['name']} in {hotel.row['city']} from "
+        f"Hello, I'd like to book a {room.name} at {hotel.row.name} in {hotel.row.city} from "
         f"{day_month(s.check_in)} to {day_month(s.check_out)} for {adults} adult{'s' if adults > 1 else ''}"
     )
     if variant == "private":
@@ -361,53 +346,45 @@ def new_booking(ctx: ScenarioContext) -> Task:
             ", non-refundable rate please, it's cheaper." if plan == "non_refundable" else ", flexible rate."
         )
     elif corporate:
-        ask += f", at the {account['company_name']} corporate rate; I travel for them."
+        ask += f", at the {account.company_name} corporate rate; I travel for them."
     else:
         ask += (
-            f". My friend works at {account['company_name']}; can I get their corporate rate? If not, the "
+            f". My friend works at {account.company_name}; can I get their corporate rate? If not, the "
             "flexible public rate."
         )
-    total = s.total(plan, account["discount_pct"] if corporate else 0)
+    total = s.total(plan, account.discount_pct if corporate else 0)
     return ctx.task(
         difficulty_tags=["new-booking", variant, f"{hotel.tier}-tier"],
         description=f"A new {variant} booking at the {'corporate' if corporate else 'public'} {plan} rate "
         f"({dollars(total)}).",
         user=guest.user(
-            f"Book a {room['name']} at {hotel.row['name']}, {day_month(s.check_in)} to "
-            f"{day_month(s.check_out)}",
+            f"Book a {room.name} at {hotel.row.name}, {day_month(s.check_in)} to {day_month(s.check_out)}",
             [
                 ask,
-                guest.identity_line() + ("" if corporate else f" Charge my {card['label']}."),
+                guest.identity_line() + ("" if corporate else f" Charge my {card.label}."),
                 "Yes, please book it.",
                 "Thank you, that's all.",
             ],
             detail=rng.choice(MOODS),
-            known={"card": card["label"]},
+            known={"card": card.label},
             unknown=["the room type ID", "the price"],
             instructions="Accept the rate and total the agent states and confirm the booking.",
         ),
         initial_patch=Scene(ctx)
-        .add(
-            hotel.patch,
-            {
-                "room_inventory": complete_inventory(ctx, hotel, inventory(ctx, room, s.rates)),
-                "guests": [guest.row],
-                "payment_methods": [card],
-            },
-            {"corporate_accounts": [account], "payment_methods": [invoice]} if variant != "private" else {},
-        )
+        .put(*hotel.fresh, *complete_inventory(ctx, hotel, inventory(ctx, room, s.rates)), guest.row, card)
+        .put(*([account, invoice] if variant != "private" else []))
         .initial_patch(),
         gold_actions=[
             guest.verify(),
             call(
                 "create_booking",
                 guest_id=guest.id,
-                room_type_id=room["room_type_id"],
+                room_type_id=room.room_type_id,
                 **dates,
                 adults=adults,
                 rate_plan=plan,
-                payment_method_id=invoice["payment_method_id"] if corporate else card["payment_method_id"],
-                **({"corporate_account_id": account["account_id"]} if corporate else {}),
+                payment_method_id=invoice.payment_method_id if corporate else card.payment_method_id,
+                **({"corporate_account_id": account.account_id} if corporate else {}),
             ),
         ],
         determined_by=_booking_determined(variant, plan),

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
+from typing import Any
 
 from env_server.domain import (
     GoldAction,
@@ -21,14 +22,11 @@ from env_server.domain import (
     reply,
     user_spec,
 )
-from env_server.domains.hotel.factories import ApprovalRequestSpec
 from env_server.domains.hotel.families._base import (
     INVENTORY_LAST_NIGHT,
     TODAY,
     Guest,
     Hotel,
-    Patch,
-    Row,
     Scene,
     booking,
     complete_inventory,
@@ -46,6 +44,7 @@ from env_server.domains.hotel.families._rules import (
     days_before,
     refund_percent,
 )
+from env_server.domains.hotel.models import ApprovalRequest, Booking, ChangeType, CorporateAccount
 from shared.tasks import Task
 
 
@@ -54,12 +53,13 @@ class CorporateBooking:
     """A confirmed corporate booking of a fresh account, its traveler and coordinator, and a change."""
 
     hotel: Hotel
-    account: Row
+    account: CorporateAccount
     traveler: Guest
     coordinator: Guest
-    booking: Row
-    patch: Patch
-    change_type: str
+    booking: Booking
+    #: The scene's `initial_patch` so far.
+    patch: dict[str, list[dict[str, Any]]]
+    change_type: ChangeType
     #: The change as `create_approval_request` takes it (new dates or room type).
     details: dict[str, str]
     #: The user's words for the change.
@@ -71,29 +71,30 @@ def corporate_booking(ctx: ScenarioContext, *, large: bool) -> CorporateBooking:
     rng = ctx.rng
     hotel = pick_hotel(ctx, tier=rng.choice(("premium", "luxury")) if large else None)
     account, invoice = new_account(ctx)
-    link = {"corporate_account_id": account["account_id"]}
-    traveler = new_guest(ctx, **link, corporate_role="traveler")
-    coordinator = new_guest(ctx, **link, corporate_role="coordinator")
+    traveler = new_guest(ctx, corporate_account_id=account.account_id, corporate_role="traveler")
+    coordinator = new_guest(ctx, corporate_account_id=account.account_id, corporate_role="coordinator")
     room = rng.choice(hotel.room_types)
     days = rng.choice((0, 1, 2, 3, 5, 7, 8, rng.randint(1, 25)))
     for nights in rng.sample(range(1, 6), 5):
         if TODAY + timedelta(days=days + nights + 1) > INVENTORY_LAST_NIGHT:
             continue
         s = future_stay(ctx, hotel, room, days, nights, margin=2)
-        if (s.total("flexible", account["discount_pct"]) >= APPROVAL_THRESHOLD_CENTS) == large:
+        if (s.total("flexible", account.discount_pct) >= APPROVAL_THRESHOLD_CENTS) == large:
             break
     else:
         raise ScenarioUnavailable("no stay length on the wanted side of the approval threshold")
     bk, pay = booking(ctx, traveler, s, invoice, account=account)
     rows = inventory(ctx, room, s.rates)
-    others = [r for r in hotel.room_types if r is not room and r["max_occupancy"] >= bk["adults"]]
-    change_type = rng.choice(("change_dates", "cancel", "change_room_type" if others else "change_dates"))
+    others = [r for r in hotel.room_types if r is not room and r.max_occupancy >= bk.adults]
+    change_type: ChangeType = rng.choice(
+        ("change_dates", "cancel", "change_room_type" if others else "change_dates")
+    )
     details: dict[str, str] = {}
     if change_type == "change_room_type":
         new_room = rng.choice(others)
         rows += inventory(ctx, new_room, stay(ctx, hotel, new_room, s.check_in, len(s.nights)).rates)
-        details = {"new_room_type_id": new_room["room_type_id"]}
-        asked = f"switch it to a {new_room['name']}"
+        details = {"new_room_type_id": new_room.room_type_id}
+        asked = f"switch it to a {new_room.name}"
     elif change_type == "change_dates":
         shifts = [d for d in (-1, 1, 2) if days + d >= 0]
         shift = rng.choice(shifts)
@@ -107,16 +108,15 @@ def corporate_booking(ctx: ScenarioContext, *, large: bool) -> CorporateBooking:
         asked = "cancel it"
     patch = (
         Scene(ctx)
-        .add(
-            hotel.patch,
-            {
-                "corporate_accounts": [account],
-                "guests": [traveler.row, coordinator.row],
-                "payment_methods": [invoice],
-                "bookings": [bk],
-                "payments": [pay],
-                "room_inventory": complete_inventory(ctx, hotel, rows),
-            },
+        .put(
+            *hotel.fresh,
+            account,
+            traveler.row,
+            coordinator.row,
+            invoice,
+            bk,
+            pay,
+            *complete_inventory(ctx, hotel, rows),
         )
         .initial_patch()
     )
@@ -127,7 +127,7 @@ def approval_request(c: CorporateBooking, requester: Guest) -> GoldAction:
     """The change filed for a manager's approval (rule 9) on behalf of `requester`."""
     return call(
         "create_approval_request",
-        booking_id=c.booking["booking_id"],
+        booking_id=c.booking.booking_id,
         requested_by_guest_id=requester.id,
         change_type=c.change_type,
         **c.details,
@@ -149,24 +149,24 @@ def direct_determined(c: CorporateBooking) -> dict[str, str]:
 def direct_change(c: CorporateBooking) -> GoldAction:
     """The change made directly, as rules 5 to 8 set it for the guest who stays."""
     bk, tier = c.booking, c.hotel.tier
-    days = days_before(date.fromisoformat(bk["check_in"]))
+    days = days_before(bk.check_in)
     loyalty = c.traveler.tier
     if c.change_type == "cancel":
         percent = refund_percent(tier, days, loyalty, "flexible")
         return call(
-            "cancel_booking", booking_id=bk["booking_id"], refund_percent=percent, reason="Trip cancelled"
+            "cancel_booking", booking_id=bk.booking_id, refund_percent=percent, reason="Trip cancelled"
         )
     fee = change_fee_applies(tier, days, loyalty)
     if c.change_type == "change_room_type":
         return call(
             "change_room_type",
-            booking_id=bk["booking_id"],
+            booking_id=bk.booking_id,
             room_type_id=c.details["new_room_type_id"],
             charge_change_fee=fee,
         )
     return call(
         "change_booking_dates",
-        booking_id=bk["booking_id"],
+        booking_id=bk.booking_id,
         check_in=c.details["new_check_in"],
         check_out=c.details["new_check_out"],
         charge_change_fee=fee,
@@ -186,24 +186,24 @@ def corporate_change(ctx: ScenarioContext) -> Task:
     bk = c.booking
     by_coordinator = requester is c.coordinator
     opening = (
-        f"Hi, I'm the travel coordinator at {c.account['company_name']}. Booking {bk['booking_id']} for "
-        f"{c.traveler.name} at {c.hotel.row['name']}: please {c.asked}."
+        f"Hi, I'm the travel coordinator at {c.account.company_name}. Booking {bk.booking_id} for "
+        f"{c.traveler.name} at {c.hotel.row.name}: please {c.asked}."
         if by_coordinator
-        else f"Hello, {c.account['company_name']} travel here. Please {c.asked}: my booking "
-        f"{bk['booking_id']} "
-        f"at {c.hotel.row['name']}."
+        else f"Hello, {c.account.company_name} travel here. Please {c.asked}: my booking "
+        f"{bk.booking_id} "
+        f"at {c.hotel.row.name}."
     )
     spec = user_spec(
         f"{requester.name}, "
-        f"{'travel coordinator' if by_coordinator else 'a traveler'} at {c.account['company_name']}; busy",
-        f"Get booking {bk['booking_id']} changed: {c.asked}",
+        f"{'travel coordinator' if by_coordinator else 'a traveler'} at {c.account.company_name}; busy",
+        f"Get booking {bk.booking_id} changed: {c.asked}",
         conversation(opening, identity=requester.identity_line(), yes="Fine, yes, go ahead."),
-        requester.known(booking_id=bk["booking_id"], company=c.account["company_name"]),
+        requester.known(booking_id=bk.booking_id, company=c.account.company_name),
         unknown=["the approval rules", "the price"],
         instructions="Accept an approval hold if it is explained; otherwise confirm the change.",
     )
     verify = requester.verify()
-    total = dollars(bk["room_total_cents"])
+    total = dollars(bk.room_total_cents)
     role = "coordinator" if by_coordinator else "traveler"
     common = {"user": spec, "initial_patch": c.patch}
     if large:
@@ -241,9 +241,9 @@ def approval_on_file(ctx: ScenarioContext) -> Task:
     pending = rng.random() < 0.6
     previous = c.change_type if pending else ("cancel" if c.change_type != "cancel" else "change_dates")
     asked = c.details if pending else {}
-    old = ApprovalRequestSpec(
+    old = ApprovalRequest(
         approval_id=ctx.new_id("APR"),
-        booking_id=bk["booking_id"],
+        booking_id=bk.booking_id,
         requested_by_guest_id=traveler.id,
         change_type=previous,
         new_check_in=_day(asked.get("new_check_in")),
@@ -254,13 +254,13 @@ def approval_on_file(ctx: ScenarioContext) -> Task:
         created_at=datetime.combine(TODAY - timedelta(days=rng.randint(1, 6)), time(15)),
     )
     if previous == "change_dates" and not pending:
-        old.new_check_in = date.fromisoformat(bk["check_in"])
-        old.new_check_out = date.fromisoformat(bk["check_out"]) + timedelta(days=1)
+        old.new_check_in = bk.check_in
+        old.new_check_out = bk.check_out + timedelta(days=1)
     spec = user_spec(
-        f"{traveler.name}, a traveler at {c.account['company_name']}; impatient",
-        f"Get booking {bk['booking_id']} changed: {c.asked}",
+        f"{traveler.name}, a traveler at {c.account.company_name}; impatient",
+        f"Get booking {bk.booking_id} changed: {c.asked}",
         conversation(
-            f"Hi, about my booking {bk['booking_id']} at {c.hotel.row['name']}: "
+            f"Hi, about my booking {bk.booking_id} at {c.hotel.row.name}: "
             + (
                 f"I asked days ago to {c.asked}. Can you just do it now?"
                 if pending
@@ -271,11 +271,11 @@ def approval_on_file(ctx: ScenarioContext) -> Task:
             if pending
             else "OK, yes, please file it. I'll wait for the manager then.",
         ),
-        traveler.known(booking_id=bk["booking_id"], company=c.account["company_name"]),
+        traveler.known(booking_id=bk.booking_id, company=c.account.company_name),
         unknown=["the status of the approval request"],
         instructions="Push once to have it done right away; accept waiting for a manager if it is explained.",
     )
-    patch = Scene(ctx).add(c.patch, {"approval_requests": [old.row()]}).initial_patch()
+    patch = Scene(ctx).add(c.patch).put(old).initial_patch()
     verify = traveler.verify()
     if pending:
         return ctx.task(
@@ -292,7 +292,7 @@ def approval_on_file(ctx: ScenarioContext) -> Task:
                     "That change already waits for a manager's decision (it is pending), so I "
                     "can't do it now.",
                 ),
-                reads=[call("get_booking", booking_id=bk["booking_id"])],
+                reads=[call("get_booking", booking_id=bk.booking_id)],
                 wrong=[verify, direct_change(c)],
             ),
         )

@@ -16,7 +16,6 @@ from env_server.domain import (
     reply,
     user_spec,
 )
-from env_server.domains.hotel.factories import LoyaltyTransactionSpec, SupportTicketSpec
 from env_server.domains.hotel.factories import phone as drawn_phone
 from env_server.domains.hotel.families._base import (
     EXTRA_PRICES,
@@ -26,7 +25,6 @@ from env_server.domains.hotel.families._base import (
     TICKET_BOOKING,
     TODAY,
     Guest,
-    Row,
     Scene,
     booking,
     future_stay,
@@ -46,10 +44,18 @@ from env_server.domains.hotel.families._rules import (
     goodwill_points,
     refund_percent,
 )
+from env_server.domains.hotel.models import (
+    Booking,
+    BookingStatus,
+    ExtraKind,
+    LoyaltyTransaction,
+    SupportTicket,
+    TicketCategory,
+)
 from env_server.domains.hotel.seed import FIRST_NAMES, LAST_NAMES
 from shared.tasks import Task
 
-PROBLEMS = {
+PROBLEMS: dict[TicketCategory, tuple[str, str]] = {
     "noise": ("There was loud music next door until 2am.", "Construction noise started at 7am every day."),
     "cleanliness": ("The bathroom was dirty when we arrived.", "The sheets in the room were stained."),
     "maintenance": ("The air conditioning broke overnight.", "The shower had no hot water for two days."),
@@ -58,11 +64,18 @@ PROBLEMS = {
 }
 
 
-def _ticket(ctx: ScenarioContext, guest: Guest, bk: Row, category: str, summary: str, when: date) -> Row:
-    at = datetime.combine(when, time(20))
-    return SupportTicketSpec(
-        ctx.new_id("TK"), guest.id, bk["booking_id"], category, "open", summary, at
-    ).row()
+def _ticket(
+    ctx: ScenarioContext, guest: Guest, bk: Booking, category: TicketCategory, summary: str, when: date
+) -> SupportTicket:
+    return SupportTicket(
+        ticket_id=ctx.new_id("TK"),
+        guest_id=guest.id,
+        booking_id=bk.booking_id,
+        category=category,
+        status="open",
+        summary=summary,
+        created_at=datetime.combine(when, time(20)),
+    )
 
 
 def goodwill(ctx: ScenarioContext) -> Task:
@@ -76,6 +89,7 @@ def goodwill(ctx: ScenarioContext) -> Task:
     """
     rng = ctx.rng
     hotel, guest, card, room = guest_at_hotel(ctx)
+    status: BookingStatus
     if rng.random() < 0.4:
         s = stay_in_progress(ctx, hotel, room, arrived=(1, 4), left=(1, 3))
         status = "checked_in"
@@ -90,21 +104,22 @@ def goodwill(ctx: ScenarioContext) -> Task:
     category = rng.choice(tuple(PROBLEMS))
     problem = rng.choice(PROBLEMS[category])
     in_window = status == "checked_in" or s.check_out >= GOODWILL_WINDOW_START
-    tickets, awards = [], []
+    tickets: list[SupportTicket] = []
+    awards: list[LoyaltyTransaction] = []
     if rng.random() < 0.2:  # an earlier problem on the same stay already earned points
         earlier = _ticket(ctx, guest, bk, "noise", PROBLEMS["noise"][0], s.check_in)
-        earlier["status"] = "resolved"
+        earlier.status = "resolved"
         tickets.append(earlier)
         awards.append(
-            LoyaltyTransactionSpec(
-                ctx.new_id("LT"),
-                guest.id,
-                booking_id=bk["booking_id"],
-                ticket_id=earlier["ticket_id"],
+            LoyaltyTransaction(
+                transaction_id=ctx.new_id("LT"),
+                guest_id=guest.id,
+                booking_id=bk.booking_id,
+                ticket_id=earlier.ticket_id,
                 kind="goodwill",
                 points=1_000,
-                created_at=datetime.fromisoformat(earlier["created_at"]),
-            ).row()
+                created_at=earlier.created_at,
+            )
         )
     points = goodwill_points(category, guest.tier) if in_window and not awards else 0
     # What the agent must say when the stay earns nothing: the earlier award, the 30-day window, or the
@@ -120,28 +135,23 @@ def goodwill(ctx: ScenarioContext) -> Task:
     logged = points > 0 or rng.random() < 0.5  # a fresh report can only earn nothing (its ticket ID is new)
     when = "I'm staying" if status == "checked_in" else f"I stayed until {day_month(s.check_out)}"
     tags = ["service-recovery", "goodwill", status, f"{guest.tier}-member"]
-    patch_rows = {"guests": [guest.row], "payment_methods": [card], "bookings": [bk], "payments": [pay]}
     if logged:
         ticket = _ticket(ctx, guest, bk, category, problem, min(TODAY, s.check_out) - timedelta(days=1))
         tickets.append(ticket)
         spec = guest.user(
-            f"Get compensation for the problem logged in ticket {ticket['ticket_id']}",
+            f"Get compensation for the problem logged in ticket {ticket.ticket_id}",
             conversation(
-                f"Hello, {when} at {hotel.row['name']}, booking {bk['booking_id']}. {problem} The front desk "
-                f"logged it as ticket {ticket['ticket_id']}. What can you do for me?",
+                f"Hello, {when} at {hotel.row.name}, booking {bk.booking_id}. {problem} The front desk "
+                f"logged it as ticket {ticket.ticket_id}. What can you do for me?",
                 identity=guest.identity_line(),
                 yes="Yes, please. Thank you." if points else "I see. Well, thanks for explaining.",
             ),
             detail=rng.choice(MOODS),
-            known={"booking_id": bk["booking_id"], "ticket_id": ticket["ticket_id"]},
+            known={"booking_id": bk.booking_id, "ticket_id": ticket.ticket_id},
             unknown=["the goodwill rules"],
             instructions="Accept loyalty points if offered; accept a clear refusal.",
         )
-        patch = (
-            Scene(ctx)
-            .add(hotel.patch, patch_rows, {"support_tickets": tickets, "loyalty_transactions": awards})
-            .initial_patch()
-        )
+        patch = Scene(ctx).put(*hotel.fresh, guest.row, card, bk, pay, *tickets, *awards).initial_patch()
         verify = guest.verify()
         if points:
             return ctx.task(
@@ -152,7 +162,7 @@ def goodwill(ctx: ScenarioContext) -> Task:
                 initial_patch=patch,
                 gold_actions=[
                     verify,
-                    call("award_goodwill_points", ticket_id=ticket["ticket_id"], points=points),
+                    call("award_goodwill_points", ticket_id=ticket.ticket_id, points=points),
                 ],
             )
         wrong_points = goodwill_points(category, guest.tier) or 1_000
@@ -164,23 +174,22 @@ def goodwill(ctx: ScenarioContext) -> Task:
             **refusal(
                 decisive,
                 _no_points_reply(decisive, category, s.check_out),
-                reads=[call("get_booking", booking_id=bk["booking_id"])],
+                reads=[call("get_booking", booking_id=bk.booking_id)],
                 wrong=[
                     verify,
-                    call("award_goodwill_points", ticket_id=ticket["ticket_id"], points=wrong_points),
+                    call("award_goodwill_points", ticket_id=ticket.ticket_id, points=wrong_points),
                 ],
             ),
         )
     spec = guest.user(
-        f"Report a problem with stay {bk['booking_id']}",
+        f"Report a problem with stay {bk.booking_id}",
         conversation(
-            f"Hi, {when} at {hotel.row['name']}, booking {bk['booking_id']}. {problem} "
-            "I want this on record.",
+            f"Hi, {when} at {hotel.row.name}, booking {bk.booking_id}. {problem} I want this on record.",
             identity=guest.identity_line(),
             yes="Yes, please log it. Thanks.",
         ),
         detail=rng.choice(MOODS),
-        known={"booking_id": bk["booking_id"]},
+        known={"booking_id": bk.booking_id},
         unknown=["the goodwill rules"],
         instructions="Report the problem; accept that no points are due if the agent says so.",
     )
@@ -189,7 +198,7 @@ def goodwill(ctx: ScenarioContext) -> Task:
         description=f"A problem ({category}) is logged as a ticket; no points are due: {why_not}.",
         user=spec,
         initial_patch=Scene(ctx)
-        .add(hotel.patch, patch_rows, {"support_tickets": tickets, "loyalty_transactions": awards})
+        .put(*hotel.fresh, guest.row, card, bk, pay, *tickets, *awards)
         .initial_patch(),
         gold_actions=[
             call(
@@ -197,7 +206,7 @@ def goodwill(ctx: ScenarioContext) -> Task:
                 guest_id=guest.id,
                 category=category,
                 summary=problem,
-                booking_id=bk["booking_id"],
+                booking_id=bk.booking_id,
             ),
         ],
         determined_by={
@@ -216,12 +225,12 @@ def contact_update(ctx: ScenarioContext) -> Task:
     asks = []
     if what in ("phone", "both"):
         args["phone"] = drawn_phone(rng)
-        if args["phone"] == guest.row["phone"]:
+        if args["phone"] == guest.row.phone:
             raise ScenarioUnavailable("the new phone number is the old one")
         asks.append(f"my new phone number is {spoken_phone(args['phone'])}")
     if what in ("email", "both"):
-        domain = rng.choice([d for d in MAIL_DOMAINS if not guest.row["email"].endswith(d)])
-        args["email"] = f"{guest.row['first_name']}.{guest.row['last_name']}{guest.id[2:]}@{domain}".lower()
+        domain = rng.choice([d for d in MAIL_DOMAINS if not guest.row.email.endswith(d)])
+        args["email"] = f"{guest.row.first_name}.{guest.row.last_name}{guest.id[2:]}@{domain}".lower()
         asks.append(f"my new email address is {args['email']}")
     return ctx.task(
         difficulty_tags=["contact", "identity", what],
@@ -229,8 +238,7 @@ def contact_update(ctx: ScenarioContext) -> Task:
         user=guest.user(
             "Update the contact details on the profile",
             conversation(
-                f"Hi, please update my profile: {' and '.join(asks)}. My current email is "
-                f"{guest.row['email']}.",
+                f"Hi, please update my profile: {' and '.join(asks)}. My current email is {guest.row.email}.",
                 identity=guest.identity_line(),
                 yes="Yes, that's right, thank you.",
             ),
@@ -238,9 +246,9 @@ def contact_update(ctx: ScenarioContext) -> Task:
             known=args,
             instructions="Give your details when asked and confirm the new contact details.",
         ),
-        initial_patch={"guests": [guest.row]},
+        initial_patch=Scene(ctx).put(guest.row).initial_patch(),
         gold_actions=[
-            call("find_guest", email=guest.row["email"]),
+            call("find_guest", email=guest.row.email),
             guest.verify(),
             call("update_guest_contact", guest_id=guest.id, **args),
         ],
@@ -270,7 +278,7 @@ def proxy_refusal(ctx: ScenarioContext) -> Task:
         asked = "cancel it"
         write = call(
             "cancel_booking",
-            booking_id=bk["booking_id"],
+            booking_id=bk.booking_id,
             refund_percent=refund_percent(hotel.tier, days, guest.tier, "flexible"),
             reason="Plans changed",
         )
@@ -280,54 +288,52 @@ def proxy_refusal(ctx: ScenarioContext) -> Task:
         asked = f"move it to {day_month(moved.check_in)} - {day_month(moved.check_out)}"
         write = call(
             "change_booking_dates",
-            booking_id=bk["booking_id"],
+            booking_id=bk.booking_id,
             check_in=moved.check_in.isoformat(),
             check_out=moved.check_out.isoformat(),
             charge_change_fee=change_fee_applies(hotel.tier, days, guest.tier),
         )
     else:
         asked = "add parking to it"
-        write = call("add_booking_extra", booking_id=bk["booking_id"], extra="parking", complimentary=False)
+        write = call("add_booking_extra", booking_id=bk.booking_id, extra="parking", complimentary=False)
     name = guest.name
-    dob = date.fromisoformat(guest.row["date_of_birth"])
+    dob = guest.row.date_of_birth
     return ctx.task(
         difficulty_tags=["refusal", "identity", "proxy", action],
         description=f"The guest's {relation} asks to {asked}: only the guest can be verified, no change.",
         user=user_spec(
             f"{caller}, {name}'s {relation}; used to handling things for them",
-            f"Get {name}'s booking {bk['booking_id']} changed: {asked}",
+            f"Get {name}'s booking {bk.booking_id} changed: {asked}",
             [
                 f"Hello, I'm calling for {name}, I'm their {relation}. Please {asked}: booking "
-                f"{bk['booking_id']} at {hotel.row['name']}.",
-                f"Their last name is {guest.row['last_name']}, born {day_month_year(dob)}. "
+                f"{bk.booking_id} at {hotel.row.name}.",
+                f"Their last name is {guest.row.last_name}, born {day_month_year(dob)}. "
                 "I handle this for them.",
                 "Fine, I'll ask them to contact you.",
             ],
             {
-                "booking_id": bk["booking_id"],
-                "guest_last_name": guest.row["last_name"],
-                "guest_date_of_birth": guest.row["date_of_birth"],
+                "booking_id": bk.booking_id,
+                "guest_last_name": guest.row.last_name,
+                "guest_date_of_birth": guest.row.date_of_birth.isoformat(),
             },
             unknown=["the identity rules"],
             instructions=f"You are not {name}. Give their details if asked, saying you are the {relation}. "
             "Accept a refusal.",
         ),
         initial_patch=Scene(ctx)
-        .add(
-            hotel.patch,
-            {
-                "guests": [guest.row],
-                "payment_methods": [card],
-                "bookings": [bk],
-                "payments": [pay],
-                "room_inventory": rows,
-            },
+        .put(
+            *hotel.fresh,
+            guest.row,
+            card,
+            bk,
+            pay,
+            *rows,
         )
         .initial_patch(),
-        gold_actions=[call("get_booking", booking_id=bk["booking_id"])],
+        gold_actions=[call("get_booking", booking_id=bk.booking_id)],
         wrong_actions=[guest.verify(), write],
         rubric=[
-            f"Did the agent decline the request to {asked} (booking {bk['booking_id']}) because only {name}, "
+            f"Did the agent decline the request to {asked} (booking {bk.booking_id}) because only {name}, "
             "the guest, can be verified and act on the booking, not someone calling for them?"
         ],
     )
@@ -350,15 +356,16 @@ def multi_request(ctx: ScenarioContext) -> Task:
     b, pay_b = booking(ctx, guest, second, card)
     rows = inventory(ctx, room, {**first.rates, **second.rates})
     phone = drawn_phone(rng)
-    if phone == guest.row["phone"]:
+    if phone == guest.row.phone:
         raise ScenarioUnavailable("the new phone number is the old one")
     percent = refund_percent(hotel.tier, first_days, guest.tier, "flexible")
     if rng.random() < 0.5:
-        extra = rng.choice(("breakfast", "parking", "late_checkout"))
-        second_ask = f"add {extra.replace('_', ' ')} to {b['booking_id']}"
+        extras: tuple[ExtraKind, ...] = ("breakfast", "parking", "late_checkout")
+        extra = rng.choice(extras)
+        second_ask = f"add {extra.replace('_', ' ')} to {b.booking_id}"
         second_write = call(
             "add_booking_extra",
-            booking_id=b["booking_id"],
+            booking_id=b.booking_id,
             extra=extra,
             complimentary=extra_is_complimentary(extra, guest.tier),
         )
@@ -368,13 +375,13 @@ def multi_request(ctx: ScenarioContext) -> Task:
             raise ScenarioUnavailable("new dates past the loaded inventory")
         rows += inventory(ctx, room, {n: r for n, r in moved.rates.items() if n not in second.rates})
         second_ask = (
-            f"move {b['booking_id']} one day later, to {day_month(moved.check_in)} - "
+            f"move {b.booking_id} one day later, to {day_month(moved.check_in)} - "
             f"{day_month(moved.check_out)}"
         )
         fee = change_fee_applies(hotel.tier, days_before(second.check_in), guest.tier)
         second_write = call(
             "change_booking_dates",
-            booking_id=b["booking_id"],
+            booking_id=b.booking_id,
             check_in=moved.check_in.isoformat(),
             check_out=moved.check_out.isoformat(),
             charge_change_fee=fee,
@@ -384,42 +391,42 @@ def multi_request(ctx: ScenarioContext) -> Task:
         description=f"Three requests: new phone, cancel one booking ({percent}% refund), and "
         f"{'an extra' if second_write.name == 'add_booking_extra' else 'a date change'} on the other.",
         user=guest.user(
-            f"Update the phone number, cancel {a['booking_id']} and {second_ask}",
+            f"Update the phone number, cancel {a.booking_id} and {second_ask}",
             conversation(
                 f"Hi, a few things: my new phone is {spoken_phone(phone)}; please cancel booking "
-                f"{a['booking_id']} "
-                f"at {hotel.row['name']}; and {second_ask}. My email is {guest.row['email']}.",
+                f"{a.booking_id} "
+                f"at {hotel.row.name}; and {second_ask}. My email is {guest.row.email}.",
                 identity=guest.identity_line(),
                 yes="Yes, please do all of that.",
             ),
             detail="methodical",
             known={
                 "new_phone": phone,
-                "booking_to_cancel": a["booking_id"],
-                "other_booking": b["booking_id"],
+                "booking_to_cancel": a.booking_id,
+                "other_booking": b.booking_id,
             },
             unknown=["the refund", "the prices"],
             instructions="Give all requests at once and confirm the agent's summary, whatever the amounts.",
         ),
         initial_patch=Scene(ctx)
-        .add(
-            hotel.patch,
-            {
-                "guests": [guest.row],
-                "payment_methods": [card],
-                "bookings": [a, b],
-                "payments": [pay_a, pay_b],
-                "room_inventory": rows,
-            },
+        .put(
+            *hotel.fresh,
+            guest.row,
+            card,
+            a,
+            b,
+            pay_a,
+            pay_b,
+            *rows,
         )
         .initial_patch(),
         gold_actions=[
-            call("find_guest", email=guest.row["email"]),
+            call("find_guest", email=guest.row.email),
             guest.verify(),
             call("update_guest_contact", guest_id=guest.id, phone=phone),
             call(
                 "cancel_booking",
-                booking_id=a["booking_id"],
+                booking_id=a.booking_id,
                 refund_percent=percent,
                 reason="No longer needed",
             ),

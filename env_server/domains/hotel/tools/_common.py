@@ -13,69 +13,20 @@ from sqlalchemy import select
 from env_server.domain import ToolContext, ToolError, is_verified
 from env_server.domains.hotel.models import (
     Booking,
+    BookingStatus,
     CorporateAccount,
     Guest,
-    Hotel,
     IdentityVerification,
     Payment,
-    PaymentMethod,
+    PaymentKind,
+    PaymentPurpose,
     RoomNight,
     RoomType,
-    SupportTicket,
 )
 from env_server.domains.hotel.pricing import CHANGE_FEE_CENTS, stay_nights, stay_price_cents
 
 #: The longest stay one booking may hold.
 MAX_NIGHTS = 14
-
-
-def _get_guest(ctx: ToolContext, guest_id: str) -> Guest:
-    """The guest `guest_id`, or a `ToolError` naming it."""
-    return ctx.get_or_refuse(Guest, guest_id, f"Guest {guest_id} not found (guest IDs look like G-1042)")
-
-
-def _get_booking(ctx: ToolContext, booking_id: str) -> Booking:
-    """The booking `booking_id`, or a `ToolError` naming it."""
-    return ctx.get_or_refuse(
-        Booking, booking_id, f"Booking {booking_id} not found (booking IDs look like BK-10417)"
-    )
-
-
-def _get_hotel(ctx: ToolContext, hotel_id: str) -> Hotel:
-    """The hotel `hotel_id`, or a `ToolError` naming it."""
-    return ctx.get_or_refuse(Hotel, hotel_id, f"Hotel {hotel_id} not found (hotel IDs look like H-03)")
-
-
-def _get_room_type(ctx: ToolContext, room_type_id: str) -> RoomType:
-    """The room type `room_type_id`, or a `ToolError` naming it."""
-    return ctx.get_or_refuse(
-        RoomType, room_type_id, f"Room type {room_type_id} not found (room type IDs look like RT-03-DLX)"
-    )
-
-
-def _get_account(ctx: ToolContext, account_id: str) -> CorporateAccount:
-    """The corporate account `account_id`, or a `ToolError` naming it."""
-    return ctx.get_or_refuse(
-        CorporateAccount,
-        account_id,
-        f"Corporate account {account_id} not found (account IDs look like CA-02)",
-    )
-
-
-def _get_payment_method(ctx: ToolContext, payment_method_id: str) -> PaymentMethod:
-    """The payment method `payment_method_id`, or a `ToolError` naming it."""
-    return ctx.get_or_refuse(
-        PaymentMethod,
-        payment_method_id,
-        f"Payment method {payment_method_id} not found (IDs look like PM-1107)",
-    )
-
-
-def _get_ticket(ctx: ToolContext, ticket_id: str) -> SupportTicket:
-    """The support ticket `ticket_id`, or a `ToolError` naming it."""
-    return ctx.get_or_refuse(
-        SupportTicket, ticket_id, f"Support ticket {ticket_id} not found (ticket IDs look like TK-10031)"
-    )
 
 
 def require_verified(ctx: ToolContext, *guest_ids: str) -> None:
@@ -117,7 +68,7 @@ def require_booking_authority(ctx: ToolContext, booking: Booking, acting_guest_i
     require_verified(ctx, acting_guest_id)
 
 
-def require_status(booking: Booking, *allowed: str) -> None:
+def require_status(booking: Booking, *allowed: BookingStatus) -> None:
     """Refuse unless the booking is in one of the `allowed` states."""
     if booking.status not in allowed:
         wanted = " or ".join(allowed)
@@ -190,7 +141,7 @@ def discount_of(ctx: ToolContext, booking: Booking) -> int:
     """The corporate discount a booking is priced with (0 for private bookings)."""
     if booking.corporate_account_id is None:
         return 0
-    return _get_account(ctx, booking.corporate_account_id).discount_pct
+    return CorporateAccount.get_or_refuse(ctx.session, booking.corporate_account_id).discount_pct
 
 
 def release_nights(ctx: ToolContext, booking: Booking) -> None:
@@ -207,7 +158,9 @@ def take_nights(rows: list[RoomNight]) -> None:
         row.rooms_available -= 1
 
 
-def record_payment(ctx: ToolContext, booking: Booking, kind: str, purpose: str, amount_cents: int) -> Payment:
+def record_payment(
+    ctx: ToolContext, booking: Booking, kind: PaymentKind, purpose: PaymentPurpose, amount_cents: int
+) -> Payment:
     """Charge or refund the booking's payment method."""
     payment = Payment(
         payment_id=ctx.new_id("PAY"),
@@ -234,8 +187,8 @@ def settle_difference(ctx: ToolContext, booking: Booking, new_total_cents: int) 
 
 def require_same_hotel(ctx: ToolContext, booking: Booking, room_type_id: str) -> RoomType:
     """The room type `room_type_id`, refused unless it is at the booking's hotel."""
-    new_room = _get_room_type(ctx, room_type_id)
-    if new_room.hotel_id != _get_room_type(ctx, booking.room_type_id).hotel_id:
+    new_room = RoomType.get_or_refuse(ctx.session, room_type_id)
+    if new_room.hotel_id != RoomType.get_or_refuse(ctx.session, booking.room_type_id).hotel_id:
         raise ToolError(f"Room type {room_type_id} is at another hotel; a booking stays at its hotel")
     return new_room
 

@@ -1,6 +1,9 @@
 """What the hotel tools return: pydantic views of the tables, shaped for the agent to read.
 
 Views never expose what the agent must obtain from the guest (a guest's date of birth stays private).
+Enumerated fields take the models' `Literal` aliases, so a view names its values once, where the column does;
+the nested lists (a guest's cards, a booking's extras, payments and approval requests, a hotel's room types)
+are the models' view-only relationships.
 """
 
 from __future__ import annotations
@@ -12,16 +15,26 @@ from sqlalchemy import func, select
 
 from env_server.domain import RowView, ToolContext
 from env_server.domains.hotel.models import (
-    ApprovalRequest,
+    ApprovalStatus,
     Booking,
-    BookingExtra,
+    BookingStatus,
+    ChangeType,
     CorporateAccount,
+    CorporateRole,
+    ExtraKind,
     Guest,
     Hotel,
+    HotelTier,
+    LoyaltyTier,
     LoyaltyTransaction,
-    Payment,
+    PaymentKind,
     PaymentMethod,
+    PaymentMethodKind,
+    PaymentPurpose,
+    RatePlan,
     RoomType,
+    TicketCategory,
+    TicketStatus,
 )
 
 
@@ -29,7 +42,7 @@ class PaymentMethodView(RowView):
     """A card or invoice arrangement that bookings can be charged to."""
 
     payment_method_id: str
-    kind: str = Field(description="card or corporate_invoice")
+    kind: PaymentMethodKind
     label: str
 
 
@@ -41,10 +54,10 @@ class GuestView(RowView):
     last_name: str
     email: str
     phone: str
-    loyalty_tier: str = Field(description="blue, silver, gold or platinum")
+    loyalty_tier: LoyaltyTier
     loyalty_points: int
     corporate_account_id: str | None
-    corporate_role: str | None = Field(description="traveler or coordinator, when linked to an account")
+    corporate_role: CorporateRole | None
     payment_methods: list[PaymentMethodView]
 
 
@@ -52,7 +65,7 @@ class BookingSummary(RowView):
     """One line of a guest's booking list."""
 
     booking_id: str
-    status: str
+    status: BookingStatus
     hotel_name: str
     room_type_name: str
     check_in: date
@@ -64,7 +77,7 @@ class BookingSummary(RowView):
 class ExtraView(RowView):
     """An add-on billed at check-out."""
 
-    extra: str
+    extra: ExtraKind
     price_cents: int
     complimentary: bool
 
@@ -73,8 +86,8 @@ class PaymentView(RowView):
     """A charge or refund recorded for a booking."""
 
     payment_id: str
-    kind: str = Field(description="charge or refund")
-    purpose: str = Field(description="room, price_difference, change_fee or cancellation_refund")
+    kind: PaymentKind
+    purpose: PaymentPurpose
     amount_cents: int
     payment_method_id: str
 
@@ -84,8 +97,8 @@ class ApprovalView(RowView):
 
     approval_id: str
     booking_id: str
-    change_type: str = Field(description="change_dates, change_room_type or cancel")
-    status: str = Field(description="pending, approved or rejected")
+    change_type: ChangeType
+    status: ApprovalStatus
     requested_by_guest_id: str
     new_check_in: date | None
     new_check_out: date | None
@@ -96,19 +109,19 @@ class BookingView(RowView):
     """A booking with its hotel, room, money and pending requests."""
 
     booking_id: str
-    status: str = Field(description="confirmed, checked_in, checked_out, cancelled or no_show")
+    status: BookingStatus
     guest_id: str
     guest_name: str
     hotel_id: str
     hotel_name: str
-    hotel_tier: str = Field(description="budget, standard, premium or luxury")
+    hotel_tier: HotelTier
     room_type_id: str
     room_type_name: str
     check_in: date
     check_out: date
     nights: int
     adults: int
-    rate_plan: str = Field(description="flexible or non_refundable")
+    rate_plan: RatePlan
     room_total_cents: int
     corporate_account_id: str | None
     payment_method_id: str
@@ -132,7 +145,7 @@ class HotelView(RowView):
     hotel_id: str
     name: str
     city: str
-    tier: str = Field(description="budget, standard, premium or luxury")
+    tier: HotelTier
     room_types: list[RoomTypeView]
 
 
@@ -185,8 +198,8 @@ class TicketView(RowView):
     ticket_id: str
     guest_id: str
     booking_id: str | None
-    category: str
-    status: str
+    category: TicketCategory
+    status: TicketStatus
     summary: str
 
 
@@ -208,13 +221,8 @@ class LoyaltyAwardView(RowView):
 
 
 def guest_view(ctx: ToolContext, guest: Guest) -> GuestView:
-    """The profile of `guest`, with the cards it owns."""
-    methods = ctx.session.scalars(
-        select(PaymentMethod)
-        .where(PaymentMethod.guest_id == guest.guest_id)
-        .order_by(PaymentMethod.payment_method_id)
-    )
-    return GuestView.of(guest, payment_methods=list(methods))
+    """The profile of `guest`, with the cards it owns (its `payment_methods` relationship)."""
+    return GuestView.of(guest)
 
 
 def booking_summary(ctx: ToolContext, booking: Booking) -> BookingSummary:
@@ -225,23 +233,16 @@ def booking_summary(ctx: ToolContext, booking: Booking) -> BookingSummary:
 
 
 def booking_view(ctx: ToolContext, booking: Booking) -> BookingView:
-    """Everything about `booking` an agent needs to apply the policy."""
+    """Everything about `booking` an agent needs to apply the policy.
+
+    Its extras, payments and approval requests are the booking's view-only relationships.
+    """
     room_type = ctx.session.get_one(RoomType, booking.room_type_id)
     hotel = ctx.session.get_one(Hotel, room_type.hotel_id)
     guest = ctx.session.get_one(Guest, booking.guest_id)
-    key = booking.booking_id
-    extras = ctx.session.scalars(
-        select(BookingExtra).where(BookingExtra.booking_id == key).order_by(BookingExtra.extra)
-    )
-    payments = ctx.session.scalars(
-        select(Payment).where(Payment.booking_id == key).order_by(Payment.payment_id)
-    )
-    approvals = ctx.session.scalars(
-        select(ApprovalRequest).where(ApprovalRequest.booking_id == key).order_by(ApprovalRequest.approval_id)
-    )
     goodwill = ctx.session.scalar(
         select(func.coalesce(func.sum(LoyaltyTransaction.points), 0)).where(
-            LoyaltyTransaction.booking_id == key, LoyaltyTransaction.kind == "goodwill"
+            LoyaltyTransaction.booking_id == booking.booking_id, LoyaltyTransaction.kind == "goodwill"
         )
     )
     return BookingView.of(
@@ -252,19 +253,13 @@ def booking_view(ctx: ToolContext, booking: Booking) -> BookingView:
         hotel_tier=hotel.tier,
         room_type_name=room_type.name,
         nights=(booking.check_out - booking.check_in).days,
-        extras=list(extras),
-        payments=list(payments),
-        approval_requests=list(approvals),
         goodwill_points_awarded=goodwill or 0,
     )
 
 
 def hotel_view(ctx: ToolContext, hotel: Hotel) -> HotelView:
-    """`hotel` with its room categories."""
-    room_types = ctx.session.scalars(
-        select(RoomType).where(RoomType.hotel_id == hotel.hotel_id).order_by(RoomType.room_type_id)
-    )
-    return HotelView.of(hotel, room_types=list(room_types))
+    """`hotel` with its room categories (its `room_types` relationship)."""
+    return HotelView.of(hotel)
 
 
 def account_view(ctx: ToolContext, account: CorporateAccount) -> CorporateAccountView:

@@ -13,14 +13,18 @@ from typing import Literal
 from sqlalchemy import select
 
 from env_server.domain import ToolContext, ToolError, tool
-from env_server.domains.hotel.models import Booking, BookingExtra, ExtraKind, RatePlan
+from env_server.domains.hotel.models import (
+    Booking,
+    BookingExtra,
+    CorporateAccount,
+    ExtraKind,
+    Guest,
+    PaymentMethod,
+    RatePlan,
+    RoomType,
+)
 from env_server.domains.hotel.pricing import extra_price_cents
 from env_server.domains.hotel.tools._common import (
-    _get_account,
-    _get_booking,
-    _get_guest,
-    _get_payment_method,
-    _get_room_type,
     coordinators,
     discount_of,
     move_booking,
@@ -46,7 +50,7 @@ def get_booking(ctx: ToolContext, booking_id: str) -> BookingView:
     Args:
         booking_id: the booking's ID, e.g. "BK-10417".
     """
-    return booking_view(ctx, _get_booking(ctx, booking_id))
+    return booking_view(ctx, Booking.get_or_refuse(ctx.session, booking_id))
 
 
 @tool(kind="read")
@@ -65,7 +69,7 @@ def quote_booking_change(
         check_out: the new departure date, e.g. "2026-10-16"; omit to keep the current one.
         room_type_id: the new room type at the same hotel, e.g. "RT-03-DLX"; omit to keep the current one.
     """
-    booking = _get_booking(ctx, booking_id)
+    booking = Booking.get_or_refuse(ctx.session, booking_id)
     new_in, new_out = check_in or booking.check_in, check_out or booking.check_out
     new_room = require_same_hotel(ctx, booking, room_type_id or booking.room_type_id)
     validate_stay(ctx, new_in, new_out)
@@ -117,17 +121,17 @@ def create_booking(
         payment_method_id: the card or corporate invoice to charge, e.g. "PM-1107".
         corporate_account_id: for a corporate-rate booking, the account, e.g. "CA-02"; omit otherwise.
     """
-    guest = _get_guest(ctx, guest_id)
-    room_type = _get_room_type(ctx, room_type_id)
+    guest = Guest.get_or_refuse(ctx.session, guest_id)
+    room_type = RoomType.get_or_refuse(ctx.session, room_type_id)
     validate_stay(ctx, check_in, check_out)
     if not 1 <= adults <= room_type.max_occupancy:
         raise ToolError(
             f"{room_type.name} ({room_type_id}) sleeps 1 to {room_type.max_occupancy} adults, not {adults}"
         )
-    method = _get_payment_method(ctx, payment_method_id)
+    method = PaymentMethod.get_or_refuse(ctx.session, payment_method_id)
     discount = 0
     if corporate_account_id is not None:
-        discount = _get_account(ctx, corporate_account_id).discount_pct
+        discount = CorporateAccount.get_or_refuse(ctx.session, corporate_account_id).discount_pct
         if rate_plan != "flexible":
             raise ToolError("Corporate bookings use the flexible rate plan")
         if method.corporate_account_id != corporate_account_id:
@@ -179,7 +183,7 @@ def change_booking_dates(
         check_out: the new departure date, e.g. "2026-10-16".
         charge_change_fee: true to charge the change fee the policy sets, false when the policy waives it.
     """
-    booking = _get_booking(ctx, booking_id)
+    booking = Booking.get_or_refuse(ctx.session, booking_id)
     require_booking_authority(ctx, booking)
     require_status(booking, "confirmed")
     validate_stay(ctx, check_in, check_out)
@@ -213,7 +217,7 @@ def change_room_type(
         room_type_id: the new room type at the same hotel, e.g. "RT-03-DLX".
         charge_change_fee: true to charge the change fee the policy sets, false when the policy waives it.
     """
-    booking = _get_booking(ctx, booking_id)
+    booking = Booking.get_or_refuse(ctx.session, booking_id)
     require_booking_authority(ctx, booking)
     require_status(booking, "confirmed")
     new_room = require_same_hotel(ctx, booking, room_type_id)
@@ -250,7 +254,7 @@ def cancel_booking(
         refund_percent: share of the room total to refund: 0, 50 or 100.
         reason: the guest's reason, in a few words, e.g. "Trip postponed".
     """
-    booking = _get_booking(ctx, booking_id)
+    booking = Booking.get_or_refuse(ctx.session, booking_id)
     require_booking_authority(ctx, booking)
     require_status(booking, "confirmed")
     release_nights(ctx, booking)
@@ -277,7 +281,7 @@ def add_booking_extra(
         extra: "breakfast", "parking" or "late_checkout".
         complimentary: true to waive the price under the loyalty rules, false to bill it.
     """
-    booking = _get_booking(ctx, booking_id)
+    booking = Booking.get_or_refuse(ctx.session, booking_id)
     require_booking_authority(ctx, booking)
     require_status(booking, "confirmed", "checked_in")
     existing = ctx.session.scalars(

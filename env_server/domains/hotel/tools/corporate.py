@@ -7,10 +7,8 @@ from datetime import date
 from sqlalchemy import select
 
 from env_server.domain import ToolContext, ToolError, tool
-from env_server.domains.hotel.models import ApprovalRequest, ChangeType
+from env_server.domains.hotel.models import ApprovalRequest, Booking, ChangeType, CorporateAccount
 from env_server.domains.hotel.tools._common import (
-    _get_account,
-    _get_booking,
     require_booking_authority,
     require_same_hotel,
     require_status,
@@ -25,7 +23,7 @@ def get_corporate_account(ctx: ToolContext, account_id: str) -> CorporateAccount
     Args:
         account_id: the account's ID, e.g. "CA-02".
     """
-    return account_view(ctx, _get_account(ctx, account_id))
+    return account_view(ctx, CorporateAccount.get_or_refuse(ctx.session, account_id))
 
 
 @tool(kind="write")
@@ -54,7 +52,7 @@ def create_approval_request(
         new_room_type_id: the requested room type at the same hotel (change_room_type only), e.g. "RT-04-DLX".
         note: context for the manager in a sentence, e.g. "Guest's meeting moved by two days".
     """
-    booking = _get_booking(ctx, booking_id)
+    booking = Booking.get_or_refuse(ctx.session, booking_id)
     require_booking_authority(ctx, booking, acting_guest_id=requested_by_guest_id)
     require_status(booking, "confirmed")
     pending = ctx.session.scalars(

@@ -8,7 +8,7 @@ from sqlalchemy import func, select
 
 from env_server.domain import ToolContext, ToolError, tool
 from env_server.domains.hotel.models import Booking, Guest, IdentityVerification
-from env_server.domains.hotel.tools._common import _get_guest, require_verified
+from env_server.domains.hotel.tools._common import require_verified
 from env_server.domains.hotel.tools._views import (
     BookingSummary,
     GuestView,
@@ -40,7 +40,7 @@ def get_guest(ctx: ToolContext, guest_id: str) -> GuestView:
     Args:
         guest_id: the guest's ID, e.g. "G-1042".
     """
-    return guest_view(ctx, _get_guest(ctx, guest_id))
+    return guest_view(ctx, Guest.get_or_refuse(ctx.session, guest_id))
 
 
 @tool(kind="read")
@@ -50,7 +50,7 @@ def list_guest_bookings(ctx: ToolContext, guest_id: str) -> list[BookingSummary]
     Args:
         guest_id: the guest's ID, e.g. "G-1042".
     """
-    _get_guest(ctx, guest_id)
+    Guest.get_or_refuse(ctx.session, guest_id)
     bookings = ctx.session.scalars(
         select(Booking).where(Booking.guest_id == guest_id).order_by(Booking.check_in, Booking.booking_id)
     )
@@ -72,7 +72,7 @@ def verify_guest_identity(
         last_name: the last name the person gave, e.g. "Okafor".
         date_of_birth: the date of birth the person gave, e.g. "1984-03-17".
     """
-    guest = _get_guest(ctx, guest_id)
+    guest = Guest.get_or_refuse(ctx.session, guest_id)
     if guest.last_name.casefold() != last_name.strip().casefold() or guest.date_of_birth != date_of_birth:
         raise ToolError(f"The details do not match guest {guest_id}; the person is not verified")
     ctx.session.add(
@@ -92,7 +92,7 @@ def update_guest_contact(
         email: the new email address, e.g. "maya.okafor@newmail.example"; omit to keep the current one.
         phone: the new phone number in international format, e.g. "+4915550123"; omit to keep it.
     """
-    guest = _get_guest(ctx, guest_id)
+    guest = Guest.get_or_refuse(ctx.session, guest_id)
     require_verified(ctx, guest_id)
     if email is None and phone is None:
         raise ToolError("Give a new email, a new phone number, or both")

@@ -7,9 +7,9 @@ from datetime import date
 from sqlalchemy import func, select
 
 from env_server.domain import ToolContext, ToolError, tool
-from env_server.domains.hotel.models import Hotel, RatePlan, RoomNight, RoomType
+from env_server.domains.hotel.models import CorporateAccount, Hotel, RatePlan, RoomNight, RoomType
 from env_server.domains.hotel.pricing import stay_nights, stay_price_cents
-from env_server.domains.hotel.tools._common import _get_account, _get_hotel, validate_stay
+from env_server.domains.hotel.tools._common import validate_stay
 from env_server.domains.hotel.tools._views import HotelView, RoomOffer, hotel_view
 
 
@@ -38,7 +38,7 @@ def get_hotel(ctx: ToolContext, hotel_id: str) -> HotelView:
     Args:
         hotel_id: the hotel's ID, e.g. "H-03".
     """
-    return hotel_view(ctx, _get_hotel(ctx, hotel_id))
+    return hotel_view(ctx, Hotel.get_or_refuse(ctx.session, hotel_id))
 
 
 @tool(kind="read")
@@ -59,9 +59,13 @@ def search_availability(
         rate_plan: "flexible" (changeable, refundable under the policy) or "non_refundable" (10% cheaper).
         corporate_account_id: price with this corporate account's negotiated discount, e.g. "CA-02".
     """
-    _get_hotel(ctx, hotel_id)
+    Hotel.get_or_refuse(ctx.session, hotel_id)
     validate_stay(ctx, check_in, check_out)
-    discount = _get_account(ctx, corporate_account_id).discount_pct if corporate_account_id else 0
+    discount = (
+        CorporateAccount.get_or_refuse(ctx.session, corporate_account_id).discount_pct
+        if corporate_account_id
+        else 0
+    )
     nights = stay_nights(check_in, check_out)
     offers = []
     for room_type in ctx.session.scalars(

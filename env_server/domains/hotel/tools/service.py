@@ -5,11 +5,8 @@ from __future__ import annotations
 from sqlalchemy import select
 
 from env_server.domain import ToolContext, ToolError, tool
-from env_server.domains.hotel.models import LoyaltyTransaction, SupportTicket, TicketCategory
+from env_server.domains.hotel.models import Booking, Guest, LoyaltyTransaction, SupportTicket, TicketCategory
 from env_server.domains.hotel.tools._common import (
-    _get_booking,
-    _get_guest,
-    _get_ticket,
     require_verified,
 )
 from env_server.domains.hotel.tools._views import LoyaltyAwardView, TicketView
@@ -22,7 +19,7 @@ def list_support_tickets(ctx: ToolContext, guest_id: str) -> list[TicketView]:
     Args:
         guest_id: the guest's ID, e.g. "G-1042".
     """
-    _get_guest(ctx, guest_id)
+    Guest.get_or_refuse(ctx.session, guest_id)
     tickets = ctx.session.scalars(
         select(SupportTicket).where(SupportTicket.guest_id == guest_id).order_by(SupportTicket.ticket_id)
     )
@@ -43,8 +40,8 @@ def open_support_ticket(
         summary: the problem in a sentence, e.g. "Heating in room 412 does not work".
         booking_id: the stay it is about, e.g. "BK-10417"; omit if it is not about a stay.
     """
-    _get_guest(ctx, guest_id)
-    if booking_id is not None and _get_booking(ctx, booking_id).guest_id != guest_id:
+    Guest.get_or_refuse(ctx.session, guest_id)
+    if booking_id is not None and Booking.get_or_refuse(ctx.session, booking_id).guest_id != guest_id:
         raise ToolError(f"Booking {booking_id} is not a stay of guest {guest_id}")
     ticket = SupportTicket(
         ticket_id=ctx.new_id("TK"),
@@ -70,15 +67,15 @@ def award_goodwill_points(ctx: ToolContext, ticket_id: str, points: int) -> Loya
         ticket_id: the support ticket the award answers, e.g. "TK-90001".
         points: the number of points to credit, e.g. 1000.
     """
-    ticket = _get_ticket(ctx, ticket_id)
+    ticket = SupportTicket.get_or_refuse(ctx.session, ticket_id)
     if ticket.booking_id is None:
         raise ToolError(
             f"Ticket {ticket_id} is not about a stay; goodwill points answer problems with a stay"
         )
     if points <= 0:
         raise ToolError(f"Award a positive number of points, not {points}")
-    booking = _get_booking(ctx, ticket.booking_id)
-    guest = _get_guest(ctx, booking.guest_id)
+    booking = Booking.get_or_refuse(ctx.session, ticket.booking_id)
+    guest = Guest.get_or_refuse(ctx.session, booking.guest_id)
     require_verified(ctx, guest.guest_id)
     guest.loyalty_points += points
     transaction = LoyaltyTransaction(

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from datetime import date
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
@@ -24,6 +24,7 @@ from env_server.domains.hotel.families._rules import (
     goodwill_points,
     refund_percent,
 )
+from env_server.domains.hotel.models import HotelTier, LoyaltyTier, RatePlan
 from env_server.domains.hotel.seed import HOTELS
 from env_server.generation import Draw, entity_ids, generate
 from shared.tasks import Task
@@ -131,11 +132,11 @@ def _rows(task: Task, table: str, key: str) -> dict[str, dict[str, Any]]:
     return {r[key]: r for r in task.initial_patch.get(table, [])}
 
 
-def _tier(task: Task, room_type_id: str) -> str:
+def _tier(task: Task, room_type_id: str) -> HotelTier:
     patched = _rows(task, "room_types", "room_type_id").get(room_type_id)
     hotel_id = patched["hotel_id"] if patched else "H-" + room_type_id.split("-")[1]
     hotel = _rows(task, "hotels", "hotel_id").get(hotel_id)
-    return str(hotel["tier"]) if hotel else SEED_TIERS[hotel_id]
+    return cast(HotelTier, hotel["tier"]) if hotel else SEED_TIERS[hotel_id]
 
 
 CHANGES = ("cancel_booking", "change_booking_dates", "change_room_type", "create_approval_request")
@@ -194,5 +195,7 @@ def test_the_rules_families_apply_agree_with_every_hand_written_decision() -> No
         ("luxury", 30, "platinum", "non_refundable", 0),
     ],
 )
-def test_refund_table(hotel_tier: str, days: int, loyalty: str, plan: str, percent: int) -> None:
+def test_refund_table(
+    hotel_tier: HotelTier, days: int, loyalty: LoyaltyTier, plan: RatePlan, percent: int
+) -> None:
     assert refund_percent(hotel_tier, days, loyalty, plan) == percent

@@ -17,18 +17,14 @@ from sqlalchemy.orm import Session
 
 from env_server.domain import ToolError, insert
 from env_server.domains.hotel import domain
-from env_server.domains.hotel.factories import (
-    BookingSpec,
-    CorporateAccountSpec,
-    GuestSpec,
-    card,
-    invoice,
-    room_charge,
-)
+from env_server.domains.hotel.factories import card, invoice, room_charge
 from env_server.domains.hotel.models import (
     ApprovalRequest,
     Booking,
     BookingExtra,
+    BookingStatus,
+    CorporateAccount,
+    CorporateRole,
     Guest,
     IdentityVerification,
     LoyaltyTransaction,
@@ -50,24 +46,24 @@ def add_guest(
     sandbox: Session,
     guest_id: str = "G-0901",
     account: str | None = None,
-    role: str | None = None,
+    role: CorporateRole | None = None,
 ) -> Guest:
     """A blue-tier guest with one card (PM-<digits of the guest>), born 1 May 1985, last name Tester."""
-    spec = GuestSpec(
-        guest_id,
-        "Tess",
-        "Tester",
-        f"{guest_id.lower()}@test.example",
-        "+4915550000",
-        date(1985, 5, 1),
-        "blue",
-        1000,
+    guest = Guest(
+        guest_id=guest_id,
+        first_name="Tess",
+        last_name="Tester",
+        email=f"{guest_id.lower()}@test.example",
+        phone="+4915550000",
+        date_of_birth=date(1985, 5, 1),
+        loyalty_tier="blue",
+        loyalty_points=1000,
         corporate_account_id=account,
         corporate_role=role,
     )
-    guest, _ = insert(sandbox, [spec, card(f"PM-{guest_id[2:]}", guest_id, "Visa", 4242)])
+    insert(sandbox, [guest, card(f"PM-{guest_id[2:]}", guest_id, "Visa", 4242)])
     sandbox.commit()
-    return cast(Guest, guest)
+    return guest
 
 
 def add_booking(
@@ -79,13 +75,13 @@ def add_booking(
     check_in: date = date(2026, 10, 10),
     nights: int = 2,
     total: int = 40_000,
-    status: str = "confirmed",
+    status: BookingStatus = "confirmed",
     account: str | None = None,
     payment_method_id: str | None = None,
 ) -> Booking:
     """A flexible-rate booking for one adult, paid in full by the guest's card (or the given method)."""
     method = payment_method_id or f"PM-{guest.guest_id[2:]}"
-    spec = BookingSpec(
+    booking = Booking(
         booking_id=booking_id,
         guest_id=guest.guest_id,
         room_type_id=room_type_id,
@@ -100,16 +96,19 @@ def add_booking(
         created_at=datetime(2026, 9, 1, 12),
         cancelled_at=datetime(2026, 9, 2) if status == "cancelled" else None,
     )
-    booking, _ = insert(sandbox, [spec, room_charge(f"PAY-{booking_id[3:]}", spec)])
+    insert(sandbox, [booking, room_charge(f"PAY-{booking_id[3:]}", booking)])
     sandbox.commit()
-    return cast(Booking, booking)
+    return booking
 
 
 def add_account(sandbox: Session, discount_pct: int) -> None:
     """Corporate account CA-09 (Test Co) with its invoice payment method PM-0909."""
     insert(
         sandbox,
-        [CorporateAccountSpec("CA-09", "Test Co", discount_pct), invoice("PM-0909", "CA-09", "Test Co")],
+        [
+            CorporateAccount(account_id="CA-09", company_name="Test Co", discount_pct=discount_pct),
+            invoice("PM-0909", "CA-09", "Test Co"),
+        ],
     )
 
 
@@ -216,7 +215,7 @@ def test_cancel_without_refund_records_no_refund(sandbox: Session) -> None:
 
 
 @pytest.mark.parametrize("status", ["cancelled", "checked_out", "checked_in", "no_show"])
-def test_only_confirmed_bookings_can_be_cancelled(sandbox: Session, status: str) -> None:
+def test_only_confirmed_bookings_can_be_cancelled(sandbox: Session, status: BookingStatus) -> None:
     guest = add_guest(sandbox)
     add_booking(sandbox, guest, status=status)
     verify(sandbox, guest)
@@ -617,7 +616,7 @@ def test_unknown_ids_are_refused_by_name(sandbox: Session) -> None:
 def test_check_constraints_reject_invalid_rows(sandbox: Session) -> None:
     guest = add_guest(sandbox)
     booking = add_booking(sandbox, guest)
-    booking.status = "teleported"
+    booking.status = cast(BookingStatus, "teleported")  # a value the type forbids, as raw SQL could write
     with pytest.raises(IntegrityError):
         sandbox.commit()
     sandbox.rollback()
