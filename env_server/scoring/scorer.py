@@ -235,7 +235,7 @@ class Scorer:
         if task.kind == "analytics":
             checks.append(self._answer_check(task, domain, answer))
         heard = (
-            Conversation(trajectory.messages(), vocabulary(domain), domain.policy)
+            Conversation(trajectory.messages(), vocabulary(domain), domain.policy, task.communicate)
             if task.communicate or task.rubric
             else None
         )
