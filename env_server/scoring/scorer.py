@@ -35,7 +35,7 @@ from shared.tasks import GoldAction, Task
 #: The version of the scoring rules, recorded in every score's grading version. Bump it whenever a change
 #: here or in the checks (diff, communicate, consent, answers) could give a stored trajectory another
 #: reward, so that metrics never pool rewards graded by different rules (`groundstate regrade` re-scores).
-SCORER_VERSION = "scorer-v1"
+SCORER_VERSION = "scorer-v2"
 
 
 class RubricJudge(Protocol):

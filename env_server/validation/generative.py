@@ -29,7 +29,7 @@ from env_server.validation._flow import is_write
 from env_server.validation._replay import Replayer, failures
 from env_server.validation._report import CheckOutcome
 
-_SENTENCE = re.compile(r"[^.!?;:]+(?:[.!?;:]+|$)")
+_SENTENCE = re.compile(r"(?:[^.!?;:]|(?<=\d)[.:](?=\d))+(?:[.!?;:]+|$)")
 _WORDS = sorted(NUMBER_WORDS, key=lambda w: int(NUMBER_WORDS[w]))
 _UNITS, _TENS = _WORDS[:20], _WORDS[20:]
 
