@@ -73,6 +73,7 @@ _TOKEN = re.compile(
     re.VERBOSE,
 )
 _ID_PART = re.compile(r"[a-z]+|\d+")
+_DOLLARS = re.compile(r"\s*(?:dollars?|usd)\b")
 _AFTER_AMOUNT = re.compile(r"\s*(?:%|percent\b|per\s+cent\b|(?P<cur>dollars?\b|usd\b))")
 
 
@@ -169,7 +170,7 @@ def _scaled(found: list[Token], text: str) -> list[Token]:
             i += 1
             continue
         start, end = found[i].start, found[j - 1].end
-        kind: Kind = "money" if re.match(r"\s*(?:dollars?|usd)\b", text[end:]) else "number"
+        kind: Kind = "money" if _DOLLARS.match(text, end) else "number"
         out.append(Token(str(total + current), kind, start, end, start))
         i = j
     return out
@@ -179,16 +180,17 @@ def _number_word(found: list[Token], text: str, word: str, start: int, end: int)
     """A number word; a unit right after a tens word ("twenty-one") joins it into one number."""
     units = int(NUMBER_WORDS[word])
     previous = found[-1] if found else None
-    if (
+    joined = (
         previous is not None
         and 0 < units < 10
-        and previous.kind == "number"
+        and previous.kind in ("number", "money")
         and text[previous.start : previous.end] in _TENS
         and text[previous.end : start] in ("-", " ")
-    ):
+    )
+    kind: Kind = "money" if _DOLLARS.match(text, end) else "number"
+    if joined and previous is not None:
         found.pop()
-        return Token(str(int(previous.value) + units), "number", previous.start, end, previous.start)
-    kind: Kind = "money" if re.match(r"\s*(?:dollars?|usd)\b", text[end:]) else "number"
+        return Token(str(int(previous.value) + units), kind, previous.start, end, previous.start)
     return Token(NUMBER_WORDS[word], kind, start, end, start)
 
 

@@ -84,12 +84,21 @@ def test_a_value_not_asserted_once_as_the_answer_earns_nothing(said: tuple[str, 
         ("150", "Delay compensation only applies to orders of $150 or more, and your order was $129, so no."),
         ("150", "Orders under 150 dollars aren't eligible for late-delivery credit."),
         ("30", "Returns aren't accepted after 30 days, and yours arrived 45 days ago."),
-        ("30", "I'm sorry, claims have to be filed within 30 days, and the storm was 40 days ago, so I can't."),
+        (
+            "30",
+            "I'm sorry, claims have to be filed within 30 days, and the storm was 40 days ago, so I can't.",
+        ),
         ("189", "If you cancel BK-30201 today, $189 goes back to your card. Would you like me to cancel?"),
         ("non-refundable", "It's non-refundable, not flexible."),
-        ("non-refundable", "I'm sorry: your booking is non-refundable, so a cancellation gives nothing back."),
+        (
+            "non-refundable",
+            "I'm sorry: your booking is non-refundable, so a cancellation gives nothing back.",
+        ),
         ("44.90", "Your phone arrived 5 days late, so you get 10% store credit: $44.90. Shall I add it?"),
-        ("103.34", "It has to be three monthly instalments of $103.34. Shall I set up the three-instalment plan?"),
+        (
+            "103.34",
+            "It has to be three monthly instalments of $103.34. Shall I set up the three-instalment plan?",
+        ),
     ],
 )
 def test_an_honest_answer_refusal_or_contrast_earns_the_fact(item: str, said: str) -> None:
@@ -148,7 +157,9 @@ GUESSES = [
     template=st.sampled_from(HONEST),
     dollars=st.booleans(),
 )
-def test_property_any_honest_template_with_the_item_keeps_it(value: int, template: str, dollars: bool) -> None:
+def test_property_any_honest_template_with_the_item_keeps_it(
+    value: int, template: str, dollars: bool
+) -> None:
     said = template.format(v=f"${value:,}" if dollars else f"{value} dollars")
     verdict = told(str(value), said)
     assert verdict.passed, (said, verdict.detail)
