@@ -105,7 +105,7 @@ class Clauses:
         sentences: list[tuple[int, int]] = []
         start = 0
         for i in range(1, n + 1):
-            if i == n or _SENTENCE_END.search(self._gap(i)):
+            if i == n or _SENTENCE_END.search(self._gap(i)) or self._ends_in_dot(i):
                 sentences.append((start, i))
                 start = i
         out: list[Clause] = []
@@ -121,6 +121,11 @@ class Clauses:
                 out.append(Clause(x, y, s, asks, label))
             label = self._is_label(a, b)
         return out
+
+    def _ends_in_dot(self, i: int) -> bool:
+        """Whether token i-1 swallowed a sentence's full stop ("on 3 Nov. Is it…"): no lower case follows."""
+        previous = self.hay[i - 1]
+        return self.text[previous.end - 1] == "." and not self.text[self.hay[i].start].islower()
 
     def _is_label(self, a: int, b: int) -> bool:
         """Whether a sentence is a label ("A:", "2)", "Option B:") for what follows it."""

@@ -225,6 +225,15 @@ class SaidMessage:
             k += 1
         return k < len(hay) and rival(occ.reading, k) and _joins(text[hay[occ.end - 1].end : hay[k].start])
 
+    def named(self, occ: Occurrence) -> bool:
+        """Whether a number is part of a name: right after a capitalised word ("Fibre 100", "Mobile 10")."""
+        if occ.start == 0 or occ.reading != 0:
+            return False
+        word = self.tokens[occ.start - 1]
+        said = self.text[word.start : word.end]
+        gap = self.text[word.end : self.tokens[occ.start].start]
+        return word.kind == "word" and said[:1].isupper() and gap == " "
+
     def unit(self, occ: Occurrence, at: int) -> str:
         """What the number at token `at` counts: the noun right after it in its clause ("5 days" -> day)."""
         cut = self.clauses[occ.reading]
@@ -382,7 +391,7 @@ class Conversation:
                 mine = message.occurrences(item)
                 spots = [(t, o) for t, o in message.terms if t in rivals and not _inside(o, mine)]
             else:
-                spots = [(v, o) for v, o in message.values(kind) if v not in others]
+                spots = [(v, o) for v, o in message.values(kind) if v not in others and not message.named(o)]
             for value, occ in spots:
                 if not is_term and _same_value(item, value):
                     continue
