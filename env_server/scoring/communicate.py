@@ -391,7 +391,13 @@ class Conversation:
                 mine = message.occurrences(item)
                 spots = [(t, o) for t, o in message.terms if t in rivals and not _inside(o, mine)]
             else:
-                spots = [(v, o) for v, o in message.values(kind) if v not in others and not message.named(o)]
+                # a name's number ("Fibre 100") is no amount, unless the item is such a name ("Mobile 10")
+                names = bool(re.match(r"[A-Za-z]", item.strip()))
+                spots = [
+                    (v, o)
+                    for v, o in message.values(kind)
+                    if v not in others and (names or not message.named(o))
+                ]
             for value, occ in spots:
                 if not is_term and _same_value(item, value):
                     continue
