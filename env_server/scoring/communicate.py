@@ -55,6 +55,10 @@ RULES = ("answer", "asserted", "not a list", "one answer", "no spray")
 
 _JOINERS = frozenset({"and", "or", "nor", "to", "vs", "versus", "plus", "either", "both", "through"})
 _NOT_UNITS = _JOINERS | AUX | FILLERS | NEGATORS | {"percent"}
+#: Function words: a number after one of them is a value ("is 310", "of 310"), after another word a name's.
+_FUNCTION = _NOT_UNITS | frozenset(
+    {"of", "for", "in", "on", "by", "from", "with", "over", "under", "than", "as", "into", "per", "be"}
+)  # fmt: skip
 _LIST_MARK = re.compile(r"[,/&|+;\-–]")
 
 
@@ -95,6 +99,7 @@ class Said:
     listed: bool
     kind: str = "term"
     unit: str = ""
+    named: bool = False
 
     @property
     def asserted(self) -> bool:
@@ -110,7 +115,8 @@ class Said:
         if self.kind == other.kind:
             return self.kind != "number" or self.unit == other.unit
         if {self.kind, other.kind} == {"money", "number"}:
-            return (self.unit if self.kind == "number" else other.unit) == ""
+            number = self if self.kind == "number" else other
+            return number.unit == "" and not number.named
         return False
 
     @property
@@ -225,14 +231,12 @@ class SaidMessage:
             k += 1
         return k < len(hay) and rival(occ.reading, k) and _joins(text[hay[occ.end - 1].end : hay[k].start])
 
-    def named(self, occ: Occurrence) -> bool:
-        """Whether a number is part of a name: right after a capitalised word ("Fibre 100", "Mobile 10")."""
-        if occ.start == 0 or occ.reading != 0:
+    def named(self, at: int) -> bool:
+        """Whether the number at token `at` follows a content word: a name's ("Fibre 100", "room 12")."""
+        if at == 0:
             return False
-        word = self.tokens[occ.start - 1]
-        said = self.text[word.start : word.end]
-        gap = self.text[word.end : self.tokens[occ.start].start]
-        return word.kind == "word" and said[:1].isupper() and gap == " "
+        word = self.tokens[at - 1]
+        return word.kind == "word" and word.value not in _FUNCTION and self.clauses[0].clause(at - 1).end > at
 
     def unit(self, occ: Occurrence, at: int) -> str:
         """What the number at token `at` counts: the noun right after it in its clause ("5 days" -> day)."""
@@ -374,9 +378,9 @@ class Conversation:
             listed = message.in_list(occ, rival)
             skip = frozenset(i for i, t in enumerate(hay) if group(t) == group(first))
             at = _valued(hay, occ)
-            return Said(
-                item, index, occ, why, message.frame(occ, skip), listed, first.kind, message.unit(occ, at)
-            )
+            frame = message.frame(occ, skip)
+            unit, named = message.unit(occ, at), occ.reading == 0 and message.named(at)
+            return Said(item, index, occ, why, frame, listed, first.kind, unit, named)
         return Said(item, index, occ, why, message.frame(occ, skip), listed)
 
     def _candidates(self, item: str, is_term: bool, kind: str) -> list[Said]:
@@ -391,13 +395,7 @@ class Conversation:
                 mine = message.occurrences(item)
                 spots = [(t, o) for t, o in message.terms if t in rivals and not _inside(o, mine)]
             else:
-                # a name's number ("Fibre 100") is no amount, unless the item is such a name ("Mobile 10")
-                names = bool(re.match(r"[A-Za-z]", item.strip()))
-                spots = [
-                    (v, o)
-                    for v, o in message.values(kind)
-                    if v not in others and (names or not message.named(o))
-                ]
+                spots = [(v, o) for v, o in message.values(kind) if v not in others]
             for value, occ in spots:
                 if not is_term and _same_value(item, value):
                     continue

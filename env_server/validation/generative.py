@@ -206,7 +206,8 @@ def target(item: str, text: str, vocab: Vocabulary, pool: list[Token]) -> Target
     if not occs:
         return None
     hay = said.tokens
-    spans = tuple(sorted({(hay[o.start].start, hay[o.end - 1].end) for o in occs}))
+    ends = {(hay[o.start].start, hay[o.end - 1].end) for o in occs}
+    spans = tuple(sorted((a, b - 1 if text[b - 1] == "." else b) for a, b in ends))  # "9 Dec." keeps its dot
     value_token = next((hay[i] for i in range(occs[0].start, occs[0].end) if group(hay[i]) != "word"), None)
     if value_token is None:
         decoys = tuple(sorted(vocab.rivals(item)))[:2]
