@@ -62,6 +62,7 @@ def told(item: str, *said: str, items: tuple[str, ...] = ()) -> Verdict:
         ("It is $300.", "It is $306.", "It is $312."),
         ("Refund: $306.", "$310."),
         ("It's $306.", "Or is it $310?"),
+        ("The outage was on 3 Nov. $306 is not the answer.",),
     ],
 )
 def test_a_value_not_asserted_once_as_the_answer_earns_nothing(said: tuple[str, ...]) -> None:
@@ -95,6 +96,9 @@ def test_a_value_not_asserted_once_as_the_answer_earns_nothing(said: tuple[str, 
             "I'm sorry: your booking is non-refundable, so a cancellation gives nothing back.",
         ),
         ("44.90", "Your phone arrived 5 days late, so you get 10% store credit: $44.90. Shall I add it?"),
+        ("$35", "our cheapest fibre plan is fibre 100 at $35 a month, from today. shall i move you to it?"),
+        ("$25", "You already have the 30 GB plan, Mobile 30 at $25 monthly; no change is needed."),
+        ("$1.16", "The outage lasted 1 day, on 3 Nov. On your $35 plan that is a credit of $1.16."),
         (
             "103.34",
             "It has to be three monthly instalments of $103.34. Shall I set up the three-instalment plan?",
