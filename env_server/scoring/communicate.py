@@ -38,7 +38,7 @@ from dataclasses import dataclass
 from functools import cached_property, lru_cache
 from typing import Any
 
-from env_server.scoring.assertion import AUX, FILLERS, NEGATORS, Clauses
+from env_server.scoring.assertion import AUX, FILLERS, NEGATORS, SUBJECTS, Clauses
 from env_server.scoring.tokens import Token, find, read, readings, same
 from env_server.scoring.trajectory import Message
 from env_server.scoring.vocabulary import Vocabulary
@@ -368,6 +368,9 @@ class Conversation:
             rivals = self.vocab.rivals(item)
             ends = {(o.reading, i) for t, o in message.terms if t in rivals for i in (o.start, o.end - 1)}
             rival: Callable[[int, int], bool] = lambda r, i: (r, i) in ends  # noqa: E731
+            if not rivals:  # a term outside the vocabulary: any content word joined to it makes a list
+                words = message.readings[occ.reading]
+                rival = lambda r, i: words[i].kind == "word" and words[i].value not in _FUNCTION | SUBJECTS  # noqa: E731
             listed = message.in_list(occ, rival) or (not rivals and message.bare_among_bare(occ))
             skip: frozenset[int] = frozenset()
         else:

@@ -185,3 +185,9 @@ def test_property_any_guess_list_holding_the_item_earns_nothing(
     messages = [s.strip() + "." for s in said.split(".") if s.strip()] if split and ". " in said else [said]
     verdict = told(str(value), *messages)
     assert not verdict.passed, (messages, verdict.detail)
+
+
+def test_a_word_outside_the_vocabulary_joined_to_other_words_is_a_list() -> None:
+    assert not told("airplane", "Please turn off airplane, wifi, roaming and bluetooth.").passed
+    assert not told("airplane", "It could be airplane or wifi.").passed
+    assert told("airplane", "Your phone is in airplane mode, so please switch it off.").passed
