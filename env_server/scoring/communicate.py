@@ -375,9 +375,12 @@ class Conversation:
             skip: frozenset[int] = frozenset()
         else:
             first = hay[_valued(hay, occ)]
-            rival = lambda r, i: (  # noqa: E731  # a value of the same kind, not the fact repeated
-                group(message.readings[r][i]) == group(first) and message.readings[r][i].value != first.value
-            )
+
+            def rival(r: int, i: int) -> bool:  # a value of the same kind, not the fact repeated nor a name's
+                t = message.readings[r][i]
+                name = t.kind == "number" and first.kind == "money" and r == 0 and message.named(i)
+                return group(t) == group(first) and t.value != first.value and not name
+
             listed = message.in_list(occ, rival)
             skip = frozenset(i for i, t in enumerate(hay) if group(t) == group(first))
             at = _valued(hay, occ)

@@ -98,7 +98,12 @@ def _number_words(t: Target) -> list[str] | None:
     if t.kind != "amount" or not t.value.isdigit() or int(t.value) >= 1_000_000 or int(t.value) < 10:
         return None
     words = spelled(int(t.value))
-    return [t.swapped(f"{words} dollars" if "$" in t.said or "dollar" in t.said.lower() else words)]
+    digits = re.search(r"\d[\d,]*(?:\.\d+)?", t.said)
+    if digits is None:
+        return None
+    if "$" in t.said[: digits.start()]:  # "$306 back" -> "three hundred and six dollars back"
+        return [t.swapped(f"{words} dollars{t.said[digits.end() :]}")]
+    return [t.swapped(t.said[: digits.start()] + words + t.said[digits.end() :])]
 
 
 def _hyphenation(t: Target) -> list[str] | None:
