@@ -38,7 +38,7 @@ from dataclasses import dataclass
 from functools import cached_property, lru_cache
 from typing import Any
 
-from env_server.scoring.assertion import AUX, FILLERS, NEGATORS, SUBJECTS, Clauses
+from env_server.scoring.assertion import AUX, FILLERS, NEGATORS, OPENERS, SUBJECTS, WH, Clauses
 from env_server.scoring.tokens import Token, find, read, readings, same
 from env_server.scoring.trajectory import Message
 from env_server.scoring.vocabulary import Vocabulary
@@ -59,6 +59,8 @@ _NOT_UNITS = _JOINERS | AUX | FILLERS | NEGATORS | {"percent"}
 _FUNCTION = _NOT_UNITS | frozenset(
     {"of", "for", "in", "on", "by", "from", "with", "over", "under", "than", "as", "into", "per", "be"}
 )  # fmt: skip
+#: Words that carry a sentence on rather than name another thing ("final-sale, which …", "shipped, so it …").
+_CLAUSAL = _FUNCTION | SUBJECTS | OPENERS | WH
 _LIST_MARK = re.compile(r"[,/&|+;\-–]")
 
 
@@ -370,7 +372,7 @@ class Conversation:
             rival: Callable[[int, int], bool] = lambda r, i: (r, i) in ends  # noqa: E731
             if not rivals:  # a term outside the vocabulary: any content word joined to it makes a list
                 words = message.readings[occ.reading]
-                rival = lambda r, i: words[i].kind == "word" and words[i].value not in _FUNCTION | SUBJECTS  # noqa: E731
+                rival = lambda r, i: words[i].kind == "word" and words[i].value not in _CLAUSAL  # noqa: E731
             listed = message.in_list(occ, rival) or (not rivals and message.bare_among_bare(occ))
             skip: frozenset[int] = frozenset()
         else:
