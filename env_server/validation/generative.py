@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 from typing import Any
 
-from env_server.scoring.communicate import SaidMessage, group
+from env_server.scoring.said import SaidMessage, group
 from env_server.scoring.tokens import NUMBER_WORDS, Token, read
 from env_server.scoring.trajectory import Message
 from env_server.scoring.vocabulary import Vocabulary, vocabulary
