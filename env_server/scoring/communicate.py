@@ -44,6 +44,7 @@ from env_server.scoring.said import (
     Occurrence,
     Said,
     SaidMessage,
+    dehyphenated,
     group,
     valued,
 )
@@ -149,7 +150,8 @@ class Conversation:
             rival: Callable[[int, int], bool] = lambda r, i: (r, i) in ends  # noqa: E731
             if not rivals:  # a term outside the vocabulary: any content word joined to it makes a list
                 words = message.readings[occ.reading]
-                rival = lambda r, i: words[i].kind == "word" and words[i].value not in CLAUSAL  # noqa: E731
+                own = {t.value for t in read(item)} | {dehyphenated(item).lower()}
+                rival = lambda r, i: words[i].kind == "word" and words[i].value not in CLAUSAL | own  # noqa: E731
             listed = message.in_list(occ, rival) or (not rivals and message.bare_among_bare(occ))
             skip: frozenset[int] = frozenset()
         else:

@@ -239,7 +239,7 @@ class SaidMessage:
         return self._text(occ.reading)[hay[occ.start].start : hay[occ.end - 1].end]
 
     def _text(self, reading: int) -> str:
-        return self.text if reading == 0 else _dehyphenated(self.text)
+        return self.text if reading == 0 else dehyphenated(self.text)
 
 
 def _joins(gap: str) -> bool:
@@ -250,5 +250,5 @@ def _joins(gap: str) -> bool:
     return bool(words) or _LIST_MARK.search(gap) is not None
 
 
-def _dehyphenated(text: str) -> str:
+def dehyphenated(text: str) -> str:
     return re.sub(r"(?<=[A-Za-z])-(?=[A-Za-z])", "", text)

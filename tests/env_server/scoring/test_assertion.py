@@ -191,3 +191,6 @@ def test_a_word_outside_the_vocabulary_joined_to_other_words_is_a_list() -> None
     assert not told("airplane", "Please turn off airplane, wifi, roaming and bluetooth.").passed
     assert not told("airplane", "It could be airplane or wifi.").passed
     assert told("airplane", "Your phone is in airplane mode, so please switch it off.").passed
+    assert told(
+        "kansas", "Your policy is written in Kansas, and Kansas policies can't exclude a driver."
+    ).passed
