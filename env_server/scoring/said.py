@@ -251,4 +251,5 @@ def _joins(gap: str) -> bool:
 
 
 def dehyphenated(text: str) -> str:
+    """The text with word-joining hyphens dropped ("non-refundable" -> "nonrefundable")."""
     return re.sub(r"(?<=[A-Za-z])-(?=[A-Za-z])", "", text)
