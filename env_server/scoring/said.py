@@ -221,17 +221,25 @@ class SaidMessage:
         return hay[nxt].value.removesuffix("s")
 
     def bare_among_bare(self, occ: Occurrence) -> bool:
-        """Whether a word stands alone in its clause beside another clause of a word or two ("a, b, c")."""
+        """Whether a word stands alone in its clause among other lone words ("Airplane. Wifi. Roaming.").
+
+        The item's clause holds nothing but it, and at least two other clauses of the message are one
+        content word each: a spray cut into sentences, not an answer ("Transfer complete, all done." is one).
+        """
         cut = self.clauses[occ.reading]
+        hay = self.readings[occ.reading]
         c = cut.clause(occ.start)
-        if (c.end - c.start) - (occ.end - occ.start) > 1:
+        if (c.end - c.start) != (occ.end - occ.start):
             return False
-        near = [
+        lone = [
             o
             for o in cut.clauses
-            if (o.sentence == c.sentence and c.start in (o.end, o.start)) or o.start == c.end
+            if o != c
+            and o.end - o.start == 1
+            and hay[o.start].kind == "word"
+            and hay[o.start].value not in CLAUSAL
         ]
-        return any(0 < o.end - o.start <= 2 for o in near if o != c)
+        return len(lone) >= 2
 
     def said(self, occ: Occurrence) -> str:
         """The text of an occurrence, as the agent wrote it."""

@@ -194,3 +194,4 @@ def test_a_word_outside_the_vocabulary_joined_to_other_words_is_a_list() -> None
     assert told(
         "kansas", "Your policy is written in Kansas, and Kansas policies can't exclude a driver."
     ).passed
+    assert not told("airplane", "Airplane. Wifi. Roaming. Bluetooth.").passed
