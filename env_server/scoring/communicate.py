@@ -148,10 +148,17 @@ class Conversation:
             rivals = self.vocab.rivals(item)
             ends = {(o.reading, i) for t, o in message.terms if t in rivals for i in (o.start, o.end - 1)}
             rival: Callable[[int, int], bool] = lambda r, i: (r, i) in ends  # noqa: E731
-            if not rivals:  # a term outside the vocabulary: any content word joined to it makes a list
-                words = message.readings[occ.reading]
+            if not rivals:  # a term outside the vocabulary: a lone content word joined to it makes a list
                 own = {t.value for t in read(item)} | {dehyphenated(item).lower()}
-                rival = lambda r, i: words[i].kind == "word" and words[i].value not in CLAUSAL | own  # noqa: E731
+
+                def rival(
+                    r: int, i: int
+                ) -> bool:  # "airplane, wifi, …", not an apposition "area, Harbourside"
+                    words = message.readings[r]
+                    return (
+                        words[i].kind == "word" and words[i].value not in CLAUSAL | own and message.lone(r, i)
+                    )
+
             listed = message.in_list(occ, rival) or (not rivals and message.bare_among_bare(occ))
             skip: frozenset[int] = frozenset()
         else:

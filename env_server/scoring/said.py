@@ -220,6 +220,20 @@ class SaidMessage:
             return ""
         return hay[nxt].value.removesuffix("s")
 
+    def lone(self, reading: int, i: int) -> bool:
+        """Whether token i stands between list marks or joiners on both sides (or the text's ends)."""
+        hay = self.readings[reading]
+        text = self._text(reading)
+        before = text[hay[i - 1].end : hay[i].start] if i > 0 else "."
+        after = text[hay[i].end : hay[i + 1].start] if i + 1 < len(hay) else "."
+
+        def bounds(gap: str, side: int) -> bool:
+            near = i + side
+            joiner = 0 <= near < len(hay) and hay[near].value in _JOINERS
+            return joiner or _joins(gap) or re.search(r"[.!?;:]", gap) is not None
+
+        return bounds(before, -1) and bounds(after, 1)
+
     def bare_among_bare(self, occ: Occurrence) -> bool:
         """Whether a word stands alone in its clause among other lone words ("Airplane. Wifi. Roaming.").
 
