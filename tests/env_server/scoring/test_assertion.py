@@ -195,4 +195,4 @@ def test_a_word_outside_the_vocabulary_joined_to_other_words_is_a_list() -> None
         "kansas", "Your policy is written in Kansas, and Kansas policies can't exclude a driver."
     ).passed
     assert not told("airplane", "Airplane. Wifi. Roaming. Bluetooth.").passed
-    assert told("harbourside", "Credits cover outages in your own service area, Harbourside; none there.").passed
+    assert told("harbourside", "Credits cover outages in your own area, Harbourside; none there.").passed
