@@ -224,7 +224,6 @@ def test_credit_replays_the_customers_calls_in_their_place() -> None:
     Telecom's own writes never read the customer's tables, so the test adds one that does: it files a
     technician ticket for a router that is off and an `other` ticket for one that is on.
     """
-
     @tool(kind="write")
     def note_router(ctx: ToolContext, router_id: str) -> str:
         """File a ticket about a router, by what it shows now.
