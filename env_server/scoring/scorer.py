@@ -38,7 +38,7 @@ from shared.tasks import GoldAction, Task
 #: The version of the scoring rules, recorded in every score's grading version. Bump it whenever a change
 #: here or in the checks (diff, communicate, consent, answers) could give a stored trajectory another
 #: reward, so that metrics never pool rewards graded by different rules (`groundstate regrade` re-scores).
-SCORER_VERSION = "scorer-v1"
+SCORER_VERSION = "scorer-v2"
 
 log = logging.getLogger(__name__)
 DIAGNOSTIC_FAILURES = Counter(
@@ -246,7 +246,7 @@ class Scorer:
         if task.kind == "analytics":
             checks.append(self._answer_check(task, domain, answer))
         heard = (
-            Conversation(trajectory.messages(), vocabulary(domain), domain.policy)
+            Conversation(trajectory.messages(), vocabulary(domain), domain.policy, task.communicate)
             if task.communicate or task.rubric
             else None
         )

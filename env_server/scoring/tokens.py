@@ -6,7 +6,8 @@ this one tokenizer, so "said" means the same everywhere:
 - numbers lose thousands separators, currency marks and a zero fraction: `$1,450`, `1450 dollars`,
   `$1,450.00` and `USD 1,450` are all `1450` (while `$14,500`, `1450.5` and `21450` stay different);
   a number with a currency mark is of kind `money`, one followed by `%`/`percent` of kind `percent`;
-- `%`, `percent` and `per cent` are one token; small number words are digits (`three` is `3`);
+- `%`, `percent` and `per cent` are one token; number words are digits (`three` is `3`, `three hundred and
+  six` is `306`, `one thousand four hundred fifty dollars` is money `1450`);
 - dates are one token: `2026-10-14`, `14 October 2026`, `October 14, 2026`, `Wed 14th Oct`, `10/14/2026`
   and `14.10.2026` are the same day (`03/04/2026` may be either), and a date written without a year matches
   that day of any year;
@@ -53,6 +54,8 @@ _UNITS = [
 _TENS = ["twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"]
 #: Number words up to ninety-nine -> digits ("twenty-one" and "twenty one" are read as one number).
 NUMBER_WORDS = {w: str(i) for i, w in enumerate(_UNITS)} | {w: str(20 + 10 * i) for i, w in enumerate(_TENS)}
+#: Words that multiply the number said before them ("three hundred", "a thousand").
+SCALES = {"hundred": 100, "thousand": 1000, "million": 1_000_000}
 _CURRENCY_WORDS = frozenset({"usd", "dollar", "dollars"})
 
 _TOKEN = re.compile(
@@ -70,6 +73,7 @@ _TOKEN = re.compile(
     re.VERBOSE,
 )
 _ID_PART = re.compile(r"[a-z]+|\d+")
+_DOLLARS = re.compile(r"\s*(?:dollars?|usd)\b")
 _AFTER_AMOUNT = re.compile(r"\s*(?:%|percent\b|per\s+cent\b|(?P<cur>dollars?\b|usd\b))")
 
 
@@ -119,23 +123,75 @@ def read(text: str) -> list[Token]:
             found.append(_number_word(found, lowered, value, start, end))
         elif value not in _CURRENCY_WORDS:
             found.append(Token(value, "word", start, end, start))
-    return found
+    return _scaled(found, lowered)
+
+
+def _spelled(token: Token, text: str) -> bool:
+    """Whether a number token was written in words ("six", "twenty-one"), not digits."""
+    return token.kind in ("number", "money") and text[token.start : token.end][:1].isalpha()
+
+
+def _scaled(found: list[Token], text: str) -> list[Token]:
+    """Join number words with their scales into one number: "three hundred and six" is `306`.
+
+    A run is number words and `hundred`/`thousand`/`million` (an "a" or "one" may open it), with "and"
+    allowed right after a scale; a run followed by "dollars" is money, as digits are.
+    """
+    out: list[Token] = []
+    i = 0
+    while i < len(found):
+        j, total, current, scaled = i, 0, 0, False
+        if found[i].value == "a" and i + 1 < len(found) and found[i + 1].value in SCALES:
+            j, current = i + 1, 1
+        while j < len(found):
+            t = found[j]
+            if _spelled(t, text):
+                current += int(t.value)
+            elif t.value in SCALES and (j > i or current):
+                factor = SCALES[t.value]
+                if factor == 100:
+                    current = max(current, 1) * 100
+                else:
+                    total, current = total + max(current, 1) * factor, 0
+                scaled = True
+            elif (
+                t.value == "and"
+                and scaled
+                and found[j - 1].value in SCALES
+                and j + 1 < len(found)
+                and _spelled(found[j + 1], text)
+            ):
+                pass
+            else:
+                break
+            j += 1
+        if not scaled:
+            out.append(found[i])
+            i += 1
+            continue
+        start, end = found[i].start, found[j - 1].end
+        kind: Kind = "money" if _DOLLARS.match(text, end) else "number"
+        out.append(Token(str(total + current), kind, start, end, start))
+        i = j
+    return out
 
 
 def _number_word(found: list[Token], text: str, word: str, start: int, end: int) -> Token:
     """A number word; a unit right after a tens word ("twenty-one") joins it into one number."""
     units = int(NUMBER_WORDS[word])
     previous = found[-1] if found else None
-    if (
+    joined = (
         previous is not None
         and 0 < units < 10
-        and previous.kind == "number"
+        and previous.kind in ("number", "money")
         and text[previous.start : previous.end] in _TENS
         and text[previous.end : start] in ("-", " ")
-    ):
+    )
+    kind: Kind = "money" if _DOLLARS.match(text, end) else "number"
+    if joined and previous is not None:
         found.pop()
-        return Token(str(int(previous.value) + units), "number", previous.start, end, previous.start)
-    return Token(NUMBER_WORDS[word], "number", start, end, start)
+        return Token(str(int(previous.value) + units), kind, previous.start, end, previous.start)
+    return Token(NUMBER_WORDS[word], kind, start, end, start)
 
 
 def tokens(text: str) -> list[str]:

@@ -14,7 +14,10 @@
   and one with a computed average or ratio states its tolerance;
 - `text`: no doubled words, weekdays that contradict their dates, or ids that exist nowhere;
 - `hack:*` (`adversary`): lazy and cunning agents that try to earn the reward without doing the task all
-  score 0, or are honest successes the check explains.
+  score 0, or are honest successes the check explains;
+- `gen:*` (`generative`): the reference reply transformed, item by item: assertion-preserving rewrites
+  (casing, hyphenation, number words, fillers, reordering, a negated decoy) keep 1, assertion-breaking
+  ones (questions, hedges, negations, conditionals, labels and lists of decoys, second answers) give 0.
 """
 
 from __future__ import annotations
@@ -39,6 +42,7 @@ from env_server.validation._report import CHECKS, CheckOutcome, TaskValidation
 from env_server.validation.adversary import hack_checks
 from env_server.validation.arguments import argument_check
 from env_server.validation.boundaries import boundary_check
+from env_server.validation.generative import generative_checks
 from env_server.validation.lint import text_check
 from env_server.validation.replies import reply_check
 from env_server.validation.script import script_check, script_replay
@@ -79,6 +83,7 @@ def _action(replayer: Replayer, report: TaskValidation) -> None:
     report.checks.append(communicate_items(task))
     if task.communicate:
         report.checks.append(reply_check(replayer))
+        report.checks += generative_checks(replayer)
     report.checks.append(script_check(task, domain))
     report.checks.append(script_replay(task, domain))
     report.checks += hack_checks(replayer)

@@ -11,11 +11,13 @@ gold answer scores 1, no answer, a perturbed answer and an extra write score 0.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from env_server.domain import Domain
+from env_server.scoring.diff import StateChanges
 from env_server.scoring.scorer import Scorer, submitted_answer
 from env_server.scoring.trajectory import Call, CustomerCall, Message, Step, Trajectory
 from env_server.validation._flow import Line, honest_script, is_write
@@ -34,6 +36,7 @@ class Replayer:
     domain: Domain
     scorer: Scorer
     _outputs: dict[tuple[int, ...], list[Any]] = field(default_factory=dict, repr=False)
+    _replays: dict[str, tuple[list[ToolCallResult], StateChanges]] = field(default_factory=dict, repr=False)
 
     def outputs(self, indices: Sequence[int]) -> list[Any]:
         """What the gold calls at `indices` return, played in order on a fresh sandbox (once per set)."""
@@ -57,7 +60,7 @@ class Replayer:
         """
         task = self.task if rubric else self.task.model_copy(update={"rubric": []})
         actions = [line for line in lines if isinstance(line, GoldAction)]
-        results, actual = self.scorer.replay(task, self.domain, actions)
+        results, actual = self._replay(actions)
         ran = iter(results)
         steps: list[Step] = []
         for line in lines:
@@ -72,6 +75,19 @@ class Replayer:
         trajectory = Trajectory.of(steps)
         answer = submitted_answer(trajectory.calls())
         return self.scorer.score(task, self.domain, actual, trajectory, answer), results
+
+    def _replay(self, actions: list[GoldAction]) -> tuple[list[ToolCallResult], StateChanges]:
+        """The calls' results and final state, replayed once per distinct list of calls.
+
+        A replay is deterministic (a frozen clock, deterministic ids), and most checks tell the same calls
+        with other words: the reference replies, the message hacks and every generated attack reuse the
+        gold's replay instead of building a sandbox each.
+        """
+        key = json.dumps([a.model_dump(mode="json") for a in actions], sort_keys=True, default=str)
+        if key not in self._replays:
+            self._replays[key] = self.scorer.replay(self.task, self.domain, actions)
+        results, actual = self._replays[key]
+        return list(results), actual
 
     def honest(
         self,

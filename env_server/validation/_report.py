@@ -53,6 +53,7 @@ class CheckOutcome:
     name: str
     passed: bool
     detail: str = ""
+    counts: tuple[int, int] | None = None  # a generated attack's (items tried, items held)
 
 
 @dataclass

@@ -15,6 +15,7 @@ from rich.table import Table
 
 from env_server.validation._report import CHECKS, HACKS, CheckOutcome, TaskValidation
 from env_server.validation.adversary import HONEST, JUDGE_DECIDES, SCORED_ZERO
+from env_server.validation.generative import TRANSFORMATIONS
 
 #: How a hack's check can come out, in the order the table lists them.
 OUTCOMES = ("scored 0", "honest success", "judge decides", "beat it")
@@ -51,12 +52,38 @@ def hack_counts(reports: list[TaskValidation]) -> dict[str, Counter[str]]:
     return counts
 
 
+def generated_counts(reports: list[TaskValidation]) -> dict[str, dict[str, int]]:
+    """Per transformation of the generative adversary: its kind, tasks and items tried, items that held.
+
+    `preserving` is 1 for a rewrite that must keep the reward (0: one that must break the item); an item
+    that did not hold is one where a preserved reply lost its 1 or a broken one was still credited.
+    """
+    counts: dict[str, dict[str, int]] = {}
+    for t in TRANSFORMATIONS:
+        ran = [c for r in reports for c in r.checks if c.name == f"gen:{t.name}" and c.counts is not None]
+        if ran:
+            items = sum(c.counts[0] for c in ran if c.counts)
+            held = sum(c.counts[1] for c in ran if c.counts)
+            counts[t.name] = {
+                "preserving": int(t.preserving),
+                "tasks": len(ran),
+                "items": items,
+                "held": held,
+                "failed": items - held,
+            }
+    return counts
+
+
 def print_validation(console: Console, reports: list[TaskValidation], backend: str) -> None:
     """Every failed check, the checks' tally, the adversarial suite's tally and the verdict."""
     table = Table("check", title=f"task validity ({backend}): {len(reports)} tasks")
     for column in ("tasks", "passed", "failed"):
         table.add_column(column, justify="right")
-    for name, (ran, passed) in check_counts(reports).items():
+    counts = check_counts(reports)
+    gen_ran = [c for r in reports for c in r.checks if c.name.startswith("gen:")]
+    if gen_ran:
+        counts["gen:*"] = (len(gen_ran), sum(c.passed for c in gen_ran))
+    for name, (ran, passed) in counts.items():
         if name in HACKS:
             continue
         failed = f"[red]{ran - passed}[/red]" if ran > passed else "0"
@@ -78,6 +105,19 @@ def print_validation(console: Console, reports: list[TaskValidation], backend: s
             beat = f"[red]{tally['beat it']}[/red]" if tally["beat it"] else "0"
             suite.add_row(name, *(str(tally[o]) for o in OUTCOMES[:-1]), beat)
         console.print(suite)
+    generated = generated_counts(reports)
+    if generated:
+        gen = Table(
+            "transformation", title="generative adversary: reference replies transformed, items per outcome"
+        )
+        gen.add_column("must")
+        for column in ("tasks", "items", "held", "failed"):
+            gen.add_column(column, justify="right")
+        for name, n in generated.items():
+            failed = f"[red]{n['failed']}[/red]" if n["failed"] else "0"
+            must = "keep 1" if n["preserving"] else "give 0"
+            gen.add_row(name, must, str(n["tasks"]), str(n["items"]), str(n["held"]), failed)
+        console.print(gen)
     console.print(f"{ok} passed, {len(reports) - ok} failed ({backend})")
 
 
@@ -109,6 +149,7 @@ class ValidationJson(BaseModel):
     failed: int
     checks: dict[str, _CheckTally]
     hacks: dict[str, dict[str, int]]
+    generated: dict[str, dict[str, int]]
     results: list[_TaskJson]
 
 
@@ -122,6 +163,7 @@ def validation_json(reports: list[TaskValidation], backend: str) -> ValidationJs
         failed=len(reports) - ok,
         checks={n: _CheckTally(tasks=ran, passed=p) for n, (ran, p) in check_counts(reports).items()},
         hacks={name: {o: tally[o] for o in OUTCOMES} for name, tally in hack_counts(reports).items()},
+        generated=generated_counts(reports),
         results=[
             _TaskJson(
                 task_id=r.task_id,

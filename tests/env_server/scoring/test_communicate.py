@@ -55,8 +55,9 @@ def test_a_dump_of_values_earns_nothing_in_one_message_or_one_value_per_message(
     values = [f"${n}" for n in range(10, 200, 10)]
     assert not told("$40", ", ".join(values)).passed
     assert not told("$40", " ".join(values)).passed
-    assert "a hedge" in told("$40", *(f"It is {v}." for v in values)).detail
-    frames = ["It is", "That's", "You pay", "Total:", "Costs", "Price", "Amount", "Fee", "Charge", "Sum"]
+    assert "same role" in told("$40", *(f"It is {v}." for v in values)).detail
+    frames = ["The fee is", "You pay", "Tax comes to", "Deposit:", "Breakfast costs", "Parking runs",
+              "Minibar adds", "Spa charges", "Valet costs", "Wifi costs"]  # fmt: skip
     varied = told("$40", *(f"{f} {v}." for f, v in zip(frames, values, strict=False)))
     assert not varied.passed and "spray" in varied.detail
 
@@ -69,7 +70,7 @@ def test_a_spray_of_the_domain_terms_earns_nothing() -> None:
 
 def test_one_term_per_message_earns_only_if_the_first_answer_was_right() -> None:
     hedged = told("non-refundable", "It is flexible.", "It is non-refundable.")
-    assert not hedged.passed and "first answer" in hedged.detail
+    assert not hedged.passed and "same role" in hedged.detail
     assert told("non-refundable", "It is non-refundable.", "Flexible bookings can be changed.").passed
 
 

@@ -3,7 +3,7 @@
 import pytest
 
 from env_server.scoring.communicate import communicated, is_atomic
-from env_server.scoring.tokens import tokens
+from env_server.scoring.tokens import read, tokens
 
 
 @pytest.mark.parametrize(
@@ -153,3 +153,18 @@ def test_a_number_or_word_is_never_found_inside_an_id() -> None:
     assert not communicated("$5.00", ["Can you apply WELCOME5?"])
     assert not communicated("Gold", ["I applied GOLD20."])
     assert communicated("TK-90001", ["Ticket TK-90001 is open."])
+
+
+@pytest.mark.parametrize(
+    ("text", "value", "kind"),
+    [
+        ("three hundred and six dollars", "306", "money"),
+        ("three hundred six", "306", "number"),
+        ("one thousand four hundred fifty dollars", "1450", "money"),
+        ("a hundred", "100", "number"),
+        ("twelve thousand", "12000", "number"),
+        ("twenty-one dollars", "21", "money"),
+    ],
+)
+def test_number_words_past_ninety_nine_read_as_one_number(text: str, value: str, kind: str) -> None:
+    assert [(t.value, t.kind) for t in read(text)] == [(value, kind)]
