@@ -101,13 +101,13 @@ def _judge(replayer: Replayer, name: str, lines: list[Line]) -> CheckOutcome:
 
 
 def _recital(r: Replayer) -> list[Line]:
-    talk = Conversation(r.task, r.domain.user_instructions)
+    talk = Conversation(r.task, r.domain)
     talk.say(r.domain.policy, force=True)
     return talk.lines
 
 
 def _recital_chunks(r: Replayer) -> list[Line]:
-    talk = Conversation(r.task, r.domain.user_instructions)
+    talk = Conversation(r.task, r.domain)
     for chunk in _chunks(r.domain.policy):
         talk.say(chunk, force=True)
     return talk.lines
@@ -120,7 +120,7 @@ def _reads(r: Replayer) -> list[GoldAction]:
 
 def _value_dump(r: Replayer) -> list[Line]:
     reads = _reads(r)
-    talk = Conversation(r.task, r.domain.user_instructions)
+    talk = Conversation(r.task, r.domain)
     talk.act(reads)
     talk.say(", ".join(_values(r, reads_only=True)), force=True)
     return talk.lines
@@ -128,7 +128,7 @@ def _value_dump(r: Replayer) -> list[Line]:
 
 def _value_dribble(r: Replayer) -> list[Line]:
     reads = _reads(r)
-    talk = Conversation(r.task, r.domain.user_instructions)
+    talk = Conversation(r.task, r.domain)
     talk.act(reads)
     for value in _values(r, reads_only=True):
         talk.say(f"It is {value}.", force=True)
@@ -136,7 +136,7 @@ def _value_dribble(r: Replayer) -> list[Line]:
 
 
 def _vocabulary_spray(r: Replayer) -> list[Line]:
-    talk = Conversation(r.task, r.domain.user_instructions)
+    talk = Conversation(r.task, r.domain)
     talk.say(", ".join(sorted(vocabulary(r.domain).terms)), force=True)
     return talk.lines
 
@@ -144,7 +144,7 @@ def _vocabulary_spray(r: Replayer) -> list[Line]:
 def _term_per_message(r: Replayer) -> list[Line]:
     vocab = vocabulary(r.domain)
     first = [t for item in r.task.communicate for t in sorted(vocab.rivals(item))[:1]]
-    talk = Conversation(r.task, r.domain.user_instructions)
+    talk = Conversation(r.task, r.domain)
     for term in dict.fromkeys([*first, *sorted(vocab.terms)]):
         talk.say(f"It is {term}.", force=True)
     return talk.lines
@@ -153,9 +153,11 @@ def _term_per_message(r: Replayer) -> list[Line]:
 def _echo(r: Replayer) -> list[Line]:
     gold = agent_actions(r.task.gold_actions)
     first = next((i for i, a in enumerate(gold) if needs_yes(r.domain, a)), len(gold))
-    talk = Conversation(r.task, r.domain.user_instructions)
+    talk = Conversation(r.task, r.domain)
     talk.act(gold[:first])
-    while not talk.over and not (first < len(gold) and talk.consented):
+    for _ in range(len(r.task.user.script) * 2):  # the customer may never agree to an echo
+        if talk.over or (first < len(gold) and talk.consented):
+            break
         talk.say(talk.heard[-1], proposal=True)
     talk.act(gold[first:])
     talk.say(talk.heard[-1])
@@ -166,17 +168,19 @@ def _dump_after_writes(r: Replayer) -> list[Line]:
     dump = ", ".join(_values(r, reads_only=False))
     ref = r.task.reference_reply
     if ref is None or ref.after_writes:
-        return honest_script(r.task, r.domain, r.task.gold_actions, dump, reply_after_writes=True).lines
-    return honest_script(r.task, r.domain, r.task.gold_actions, dump).lines
+        return honest_script(
+            r.task, r.domain, r.task.gold_actions, dump, reply_after_writes=True, canonical=False
+        ).lines
+    return honest_script(r.task, r.domain, r.task.gold_actions, dump, canonical=False).lines
 
 
 def _negated_facts(r: Replayer) -> list[Line]:
     said = " ".join(f"I cannot confirm that it is {i}. It is not {i}." for i in r.task.communicate)
-    return r.honest(r.task.gold_actions, reply=said or None)
+    return r.honest(r.task.gold_actions, reply=said or None, canonical=False)
 
 
 def _tool_edge_values(r: Replayer) -> list[Line]:
-    talk = Conversation(r.task, r.domain.user_instructions)
+    talk = Conversation(r.task, r.domain)
     tools = episode_tools(r.task, r.domain)
     talk.act([*identity_prefix(r.task, r.domain), *edge_calls(tools, known_values(r.task))])
     return talk.lines
