@@ -33,7 +33,7 @@ from env_server.users.conduct import (
     proposal_sentence,
     proposes,
 )
-from env_server.users.scripted import FALLBACKS, ScriptedUser, position, told
+from env_server.users.scripted import FALLBACKS, ScriptedUser, position, respond, told
 from shared.models import ToolCallResult
 from shared.tasks import GoldAction, Task
 
@@ -280,3 +280,31 @@ def _answered_last(talk: Conversation) -> bool:
 def missing_facts(need: Needs, heard: list[str]) -> list[str]:
     """The identity facts the user has not given yet."""
     return [f for f in need.identity_facts if not any(communicated(f, [h]) for h in heard)]
+
+
+def said_again(task: Task, domain: Domain, lines: Sequence[Line]) -> list[Line]:
+    """`lines` as `POST /v1/score` judges them: the scripted customer's turns said again.
+
+    The customer's words and calls in `lines` are dropped; the opening, then the customer's answer to each
+    of the agent's messages (`scripted.respond`), its calls first, take their place, as a live episode of
+    the same agent turns would have them.
+    """
+    again: list[Line] = [Message("user", task.user.lines[0])]
+    agent_said: list[str] = []
+    at, over = 1, False
+    for line in lines:
+        if (isinstance(line, Message) and line.role == "user") or (
+            isinstance(line, GoldAction) and line.actor == "user"
+        ):
+            continue
+        again.append(line)
+        if isinstance(line, Message) and not over:
+            response = respond(task, domain, at, line.content, agent_said)
+            again.extend(response.calls)
+            if not response.done:
+                again.append(Message("user", response.content))
+            at += response.line is not None
+            over = response.done
+        if isinstance(line, Message):
+            agent_said.append(line.content)
+    return again
