@@ -295,8 +295,9 @@ class EpisodeService:
         `tool_calls` list have none, and are read as made before every message.
 
         The scripted customer (the default) says its turns again: its opening, then its answer to each of
-        the agent's messages (`script_turns`), its own calls right before the words, and nothing once it
-        has ended the conversation; the user turns the transcript gives are not read, so a turn the script
+        the agent's messages (`scripted.respond`), its own calls right before the words; once it has ended
+        the conversation the agent's later messages are not heard (live, they are refused), though its
+        calls still run. The user turns the transcript gives are not read, so a turn the script
         would not say there (an invented yes, an acting line nobody asked for) changes nothing. The
         evaluator's own customer (`ScoreRequest.own_customer`) keeps its turns; each of its calls must name
         a user tool, and a call that changes something counts only where the agent's message before asked
@@ -324,7 +325,7 @@ class EpisodeService:
                 if m.content:
                     order.append(Message("user", m.content))
             elif m.role == "assistant":
-                if m.content:
+                if m.content and not over:  # live, a message after the customer ended it is refused
                     order.append(Message("assistant", m.content))
                 if not request.tool_calls:
                     add(m.calls())

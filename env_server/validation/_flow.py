@@ -297,8 +297,10 @@ def said_again(task: Task, domain: Domain, lines: Sequence[Line]) -> list[Line]:
             isinstance(line, GoldAction) and line.actor == "user"
         ):
             continue
+        if isinstance(line, Message) and over:
+            continue  # live, a message after the customer ended the conversation is refused
         again.append(line)
-        if isinstance(line, Message) and not over:
+        if isinstance(line, Message):
             response = respond(task, domain, at, line.content, agent_said)
             again.extend(response.calls)
             if not response.done:
