@@ -35,7 +35,8 @@ from shared.tasks import GoldAction, Task
 
 #: The version of the scoring rules, recorded in every score's grading version. Bump it whenever a change
 #: here or in the checks (diff, communicate, consent, identity, answers) could give a stored trajectory
-#: another reward, so that metrics never pool rewards graded by different rules (`groundstate regrade` re-scores).
+#: another reward, so that metrics never pool rewards graded by different rules (`groundstate regrade`
+#: re-scores).
 SCORER_VERSION = "scorer-v2"  # v2: consent to the proposed change, the `identity` check
 
 
