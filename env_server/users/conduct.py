@@ -107,17 +107,28 @@ def proposes(text: str, task: Task, domain: Domain) -> bool:
     changes = proposed_changes(task, domain)
     if not changes:
         return True
-    values = [v for a in changes for v in decisive_values(a.name, a.arguments, domain)]
+    values = proposal_values(task, domain)
     return names_change(text, [a.name for a in changes]) and all(communicated(v, [text]) for v in values)
+
+
+def proposal_values(task: Task, domain: Domain) -> list[str]:
+    """The values a proposal of the task's change must name.
+
+    The decisive values of the gold's writes that need a yes (`consent.decisive_values`), and the task's
+    facts with a number that its reference reply tells before the change (the refund, the fee).
+    """
+    values = [v for a in proposed_changes(task, domain) for v in decisive_values(a.name, a.arguments, domain)]
+    ref = task.reference_reply
+    if ref is not None and not ref.after_writes:
+        values += [item for item in task.communicate if any(c.isdigit() for c in item)]
+    return list(dict.fromkeys(values))
 
 
 def proposal_sentence(task: Task, domain: Domain) -> str:
     """How the canonical agent proposes the task's change: the change and its decisive values, named."""
-    parts = []
-    for action in proposed_changes(task, domain):
-        values = decisive_values(action.name, action.arguments, domain)
-        parts.append(" ".join([action.name.split("_")[0], *values]))  # the verb: no fact of the task
-    return f"Here is exactly what I will do: {'; '.join(parts)}. Shall I go ahead?"
+    verbs = dict.fromkeys(a.name.split("_")[0] for a in proposed_changes(task, domain))  # no fact of the task
+    said = ", ".join([*verbs, *proposal_values(task, domain)])
+    return f"Here is exactly what I will do: {said}. Shall I go ahead?"
 
 
 def instruction_phrases(domain: Domain) -> dict[str, str]:

@@ -116,7 +116,6 @@ def test_the_customer_gives_identity_only_when_asked_and_yes_only_to_a_proposal(
     assert say("Thank you.") == NOT_ASKED
     assert "Brandt" in say("Could you give me your last name and date of birth to verify you?")
     assert say("Can I go ahead?") == NOT_PROPOSED
-    assert say("I can cancel booking BK-20102 for you. Shall I?") == NOT_PROPOSED  # not the customer's
     proposal = "I will cancel booking BK-20101 with a full refund of $585. Shall I go ahead?"
     assert "yes" in say(proposal).lower()
 
