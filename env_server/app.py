@@ -33,9 +33,9 @@ from env_server.users.llm import LLMUser
 from env_server.users.scripted import ScriptedUser
 
 
-def build_users(settings: Settings) -> dict[str, SimulatedUser]:
+def build_users(settings: Settings, registry: DomainRegistry) -> dict[str, SimulatedUser]:
     """The simulated users this server offers: scripted always, LLM when an endpoint is configured."""
-    users: dict[str, SimulatedUser] = {"scripted": ScriptedUser()}
+    users: dict[str, SimulatedUser] = {"scripted": ScriptedUser(registry.domain)}
     if settings.user_base_url:
         endpoint = LLMEndpoint(
             base_url=settings.user_base_url,
@@ -80,7 +80,7 @@ def build_service(settings: Settings, registry: DomainRegistry | None = None) ->
         sandboxes,
         store,
         Scorer(sandboxes, judge=build_judge(settings)),
-        build_users(settings),
+        build_users(settings, registry),
         default_user=settings.default_user,
         max_live_sandboxes=settings.max_live_sandboxes,
         sandbox_idle_s=settings.sandbox_idle_s,

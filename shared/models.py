@@ -498,6 +498,14 @@ class ScoreRequest(RequestModel):
         "the assistant messages.",
     )
     messages: list[ChatMessage] = Field(default_factory=list, max_length=2000)
+    customer: Literal["scripted", "own"] | None = Field(
+        default=None,
+        description="Who plays the customer. `scripted` (the default): the task's scripted customer, whose "
+        "turns are said again from the agent's messages exactly as a live episode would (the user turns "
+        "given are not read); `own`: the evaluator's own customer, whose turns are kept and whose calls "
+        "(`tool_calls` on a user turn) count only where the agent's message before asked for that one "
+        "action. A user turn carrying `tool_calls` implies `own`.",
+    )
 
     @model_validator(mode="after")
     def _one_place_for_calls(self) -> ScoreRequest:
@@ -509,6 +517,12 @@ class ScoreRequest(RequestModel):
         if len(self.calls()) > 2000:
             raise ValueError("at most 2000 tool calls")
         return self
+
+    def own_customer(self) -> bool:
+        """Whether the evaluator plays the customer (`customer`, else a user turn carrying calls)."""
+        if self.customer is not None:
+            return self.customer == "own"
+        return any(m.role == "user" and m.tool_calls for m in self.messages)
 
     def calls(self) -> list[ToolCallSpec]:
         """Every call of the agent, in the order given (the customer's calls ride in user turns)."""

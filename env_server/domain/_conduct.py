@@ -8,6 +8,7 @@ left for its report.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 
@@ -23,12 +24,16 @@ class Conduct:
             flight alerts).
         confirmation: whether the policy demands an explicit yes before a change.
         confirmation_exempt: write tools that need no yes (the identity tool never does).
+        from_customer: for each tool, the arguments whose values must come from the customer (identity
+            details, the customer's choice): a call passing one the customer never said earlier in the
+            conversation fails the `identity` check, however the agent learnt it (read from the record).
     """
 
     identity_tool: str | None = None
     identity_exempt: frozenset[str] = field(default_factory=frozenset)
     confirmation: bool = False
     confirmation_exempt: frozenset[str] = field(default_factory=frozenset)
+    from_customer: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
 
     def needs_identity(self, tool: str) -> bool:
         """Whether the policy wants the caller verified before `tool` (a write) runs."""
@@ -39,3 +44,7 @@ class Conduct:
     def needs_yes(self, tool: str) -> bool:
         """Whether the policy wants an explicit yes before `tool` (a write) runs."""
         return self.confirmation and tool != self.identity_tool and tool not in self.confirmation_exempt
+
+    def identity_arguments(self) -> tuple[str, ...]:
+        """The identity tool's arguments that must come from the customer (none without an identity tool)."""
+        return tuple(self.from_customer.get(self.identity_tool, ())) if self.identity_tool else ()

@@ -137,7 +137,7 @@ def _scripted_counterfactual(
     The calls are the same, so the state is the same; only what the user said (a yes, a fact said first)
     and where the conversation ends differ.
     """
-    user = ScriptedUser()
+    user = ScriptedUser(lambda _: domain)
     side = _CustomerCalls(domain.user_instructions)
     opening = user.opening(task).content
     steps: list[Step] = [Message("user", opening)]

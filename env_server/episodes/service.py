@@ -48,7 +48,8 @@ from env_server.store.events import (
 )
 from env_server.store.store import utcnow
 from env_server.users.base import SimulatedUser
-from env_server.users.scripted import instructed_calls
+from env_server.users.conduct import asked_for
+from env_server.users.scripted import respond
 from shared.models import (
     ChatMessage,
     EpisodeInfo,
@@ -336,13 +337,18 @@ class EpisodeService:
     def score_trajectory(self, request: ScoreRequest) -> TrajectoryScore:
         """Replay a submitted trajectory on a fresh sandbox and score it (no episode is stored).
 
-        Calls carried by the assistant messages (OpenAI `tool_calls`) keep their place in the conversation;
-        calls given as the separate `tool_calls` list have none, and are read as made before every message.
+        Judged exactly as a live episode of the same agent turns. Calls carried by the assistant messages
+        (OpenAI `tool_calls`) keep their place in the conversation; calls given as the separate
+        `tool_calls` list have none, and are read as made before every message.
 
-        In a dual-control task the customer's own calls run too, in their place. A user turn may carry them
-        (`tool_calls` on the user message: an LLM customer's calls, say); otherwise, where the transcript's
-        k-th user message is the script's line k and that line acts, the scripted customer's calls run
-        there (after every agent call, for the unordered form). A customer call must name a user tool.
+        The scripted customer (the default) says its turns again: its opening, then its answer to each of
+        the agent's messages (`scripted.respond`), its own calls right before the words; once it has ended
+        the conversation the agent's later messages are not heard (live, they are refused), though its
+        calls still run. The user turns the transcript gives are not read, so a turn the script
+        would not say there (an invented yes, an acting line nobody asked for) changes nothing. The
+        evaluator's own customer (`ScoreRequest.own_customer`) keeps its turns; each of its calls must name
+        a user tool, and a call that changes something counts only where the agent's message before asked
+        for that one action (`asked_for`), as the scripted customer would act.
         """
         task = self.registry.task(request.task_id)
         domain = self.registry.domain(task.domain)
@@ -355,18 +361,30 @@ class EpisodeService:
 
         if request.tool_calls:
             add(request.tool_calls)
-        heard = 0
-        agent_said: list[str] = []  # the agent's messages so far, for the instructions a customer followed
+        own = request.own_customer()
+        if not own:
+            order.append(Message("user", task.user.lines[0]))
+        agent_said: list[str] = []  # the agent's messages so far
+        at, over = 1, False  # the scripted customer's next line, and whether it ended the conversation
         for i, m in enumerate(request.messages):
-            if m.role == "user":
-                add(_customer_calls(task, domain, i, m, heard, agent_said))
-                heard += 1
+            if m.role == "user" and own:
+                add(_own_customer_calls(domain, i, m, agent_said))
+                if m.content:
+                    order.append(Message("user", m.content))
             elif m.role == "assistant":
-                agent_said.append(m.content or "")
-            if m.role in ("user", "assistant") and m.content:
-                order.append(Message(m.role, m.content))  # type: ignore[arg-type]  # narrowed just above
-            if m.role == "assistant" and not request.tool_calls:
-                add(m.calls())
+                if m.content and not over:  # live, a message after the customer ended it is refused
+                    order.append(Message("assistant", m.content))
+                if not request.tool_calls:
+                    add(m.calls())
+                if m.content and not own and not over:
+                    response = respond(task, domain, at, m.content, agent_said)
+                    add(response.calls)
+                    if not response.done:
+                        order.append(Message("user", response.content))
+                    at += response.line is not None
+                    over = response.done
+                if m.content:
+                    agent_said.append(m.content)
         try:
             everything, actual = self.scorer.replay(task, domain, replayed)
         except BackendError as exc:
@@ -581,36 +599,31 @@ def _actor(call: ToolCallEvent | UserToolCallEvent) -> Literal["agent", "user"]:
     return "user" if isinstance(call, UserToolCallEvent) else "agent"
 
 
-def _customer_calls(
-    task: Task, domain: Domain, index: int, message: ChatMessage, heard: int, agent_said: Sequence[str]
+def _own_customer_calls(
+    domain: Domain, index: int, message: ChatMessage, agent_said: Sequence[str]
 ) -> list[GoldAction]:
-    """The customer's calls of the transcript's user turn `index` (the `heard`-th), to replay in place.
+    """The evaluator's customer's calls of user turn `index` that count, to replay in place.
 
-    The turn's own `tool_calls` if it carries any (each must name one of the domain's user tools: a
-    transcript cannot give the customer a tool they do not have); else, when the turn is that line of the
-    task's script (the scripted customer), what the scripted customer did: the domain's instructions the
-    agent's last message gave (`instructed_calls`), then the line's actions.
+    Each must name one of the domain's user tools (a transcript cannot give the customer a tool they do
+    not have); one that changes something counts only where the agent's last message asked for it.
 
     Raises:
         InvalidRequestError: naming the call that names no user tool.
     """
-    if message.tool_calls:
-        offered = domain.user_tools_by_name
-        for j, call in enumerate(message.calls()):
-            if call.name not in offered:
-                names = ", ".join(sorted(offered)) or "none"
-                raise InvalidRequestError(
-                    f"the customer has no tool {call.name!r} (user tools: {names})",
-                    field=f"messages[{index}].tool_calls[{j}].function.name",
-                )
-        return [GoldAction(name=c.name, arguments=c.arguments, actor="user") for c in message.calls()]
-    if heard < len(task.user.script) and message.content == task.user.lines[heard]:
-        asked, earlier = (agent_said[-1], agent_said[:-1]) if agent_said else ("", [])
-        followed = instructed_calls(task, domain.user_instructions, asked, earlier)
-        return followed + [
-            GoldAction(name=a.name, arguments=a.arguments, actor="user") for a in task.user.actions_at(heard)
-        ]
-    return []
+    offered = domain.user_tools_by_name
+    for j, call in enumerate(message.calls()):
+        if call.name not in offered:
+            names = ", ".join(sorted(offered)) or "none"
+            raise InvalidRequestError(
+                f"the customer has no tool {call.name!r} (user tools: {names})",
+                field=f"messages[{index}].tool_calls[{j}].function.name",
+            )
+    asked = agent_said[-1] if agent_said else ""
+    return [
+        GoldAction(name=c.name, arguments=c.arguments, actor="user")
+        for c in message.calls()
+        if asked_for(c.name, asked, domain)
+    ]
 
 
 def _by_customer(call: ToolCallSpec | GoldAction) -> bool:

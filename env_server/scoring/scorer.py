@@ -21,6 +21,7 @@ from env_server.scoring.communicate import Conversation
 from env_server.scoring.consent import consent_check, early_write
 from env_server.scoring.credit import CallEffect, assign_credit, effect_between
 from env_server.scoring.diff import StateChanges, changes, compare, listed, without_columns
+from env_server.scoring.identity import identity_check
 from env_server.scoring.trajectory import Call, CustomerCall, Trajectory
 from env_server.scoring.vocabulary import vocabulary
 from shared.judge import JudgeMessage, Verdict
@@ -36,9 +37,10 @@ from shared.models import (
 from shared.tasks import GoldAction, Task
 
 #: The version of the scoring rules, recorded in every score's grading version. Bump it whenever a change
-#: here or in the checks (diff, communicate, consent, answers) could give a stored trajectory another
-#: reward, so that metrics never pool rewards graded by different rules (`groundstate regrade` re-scores).
-SCORER_VERSION = "scorer-v2"
+#: here or in the checks (diff, communicate, consent, identity, answers) could give a stored trajectory
+#: another reward, so that metrics never pool rewards graded by different rules (`groundstate regrade`
+#: re-scores).
+SCORER_VERSION = "scorer-v3"  # v2: assertions; v3: consent to the proposed change, the `identity` check
 
 log = logging.getLogger(__name__)
 DIAGNOSTIC_FAILURES = Counter(
@@ -257,6 +259,9 @@ class Scorer:
         consent = consent_check(trajectory, domain)
         if consent is not None:
             checks.append(consent)
+        identity = identity_check(trajectory, domain)
+        if identity is not None:
+            checks.append(identity)
         said = trajectory.messages("assistant")
         answers = heard.answers() if heard is not None and task.rubric else []
         if task.rubric and not any(m.role == "assistant" for m in answers):

@@ -16,7 +16,9 @@ from env_server.llm.endpoint import MalformedOutput
 from env_server.users.base import STOP_MARK, TranscriptMessage
 from shared.tasks import UserSpec
 
-PROMPT_VERSION = "llm-user-v5"  # v5: the customer's own earlier calls are in its history
+PROMPT_VERSION = "llm-user-v6"  # v6: the customer holds the agent to its conduct (identity when asked,
+# a yes only to a proposal naming the change and its cost, one fix at a time)
+# v5: the customer's own earlier calls are in its history
 # v4: tools go with tool_choice "auto"; a blank reply to them is no call
 
 #: The user ends the conversation by writing this; it is stripped from the text the agent sees.
@@ -38,7 +40,8 @@ agent. Stay in character for the whole conversation.
 Who you are: {persona}
 Your goal: {goal}
 
-Facts you know (give one only when the agent asks for it):
+Facts you know (give one only when the agent asks for it; give identity details such as your name, date \
+of birth, PIN, email or postcode only when the agent asks you to verify who you are):
 {known}
 
 Things you do not know (if asked, say you do not know; never make them up):
@@ -50,8 +53,11 @@ Rules:
 - Write only the customer's next message: one to three short sentences of plain text.
 - Never invent names, numbers, dates or other details that are not listed above.
 - Do not tell the agent how to do its job and do not take the agent's role.
-- When the agent proposes a change you want and asks whether to go ahead, answer with an explicit "Yes, \
-please go ahead." If you do not want it, say no.
+- Say yes only to a proposal: when the agent has told you exactly what it will change (which booking, \
+order, plan or item) and its decisive value (the amount, the refund, the fee, the date) and asks whether \
+to go ahead, answer with an explicit "Yes, please go ahead." If you do not want it, say no. If the agent \
+asks to go ahead without saying what it will change or what it costs, ask what exactly it will do and \
+what it will cost; never say yes to that.
 - When your goal has been met, or the agent has clearly refused it and you accept that, or there is \
 nothing left to do, write {stop} at the end of your message. Do not write {stop} before then.{acting}"""
 
@@ -59,7 +65,9 @@ nothing left to do, write {stop} at the end of your message. Do not write {stop}
 _ACTING = """
 - You have tools that act on your own devices, apps and equipment. Use one only when the agent asks you \
 to do that very thing (restart, toggle, re-enter a setting), never on your own initiative; then tell the \
-agent in words what you did and what you see now."""
+agent in words what you did and what you see now.
+- Do one thing at a time. If the agent's message lists several things to try at once, do none of them and \
+ask which one thing to do first."""
 
 
 def system_prompt(spec: UserSpec, acting: bool = False) -> str:

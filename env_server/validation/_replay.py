@@ -94,15 +94,19 @@ class Replayer:
         actions: Sequence[GoldAction],
         reply: str | None = None,
         skip_user_actions: frozenset[int] = frozenset(),
+        canonical: bool = True,
     ) -> list[Line]:
         """The canonical conversation around `actions`, told with `reply` (by default the task's own).
 
-        The customer makes their script's calls but those in `skip_user_actions` (ordinals over the script).
+        The customer makes their script's calls but those in `skip_user_actions` (ordinals over the script);
+        `canonical` False: a hack's conversation (see `honest_script`).
         """
         ref = self.task.reference_reply
         text = reply if reply is not None else (ref.text if ref else None)
         after = bool(ref and ref.after_writes)
-        return honest_script(self.task, self.domain, actions, text, after, skip_user_actions).lines
+        return honest_script(
+            self.task, self.domain, actions, text, after, skip_user_actions, canonical=canonical
+        ).lines
 
     def run(
         self, actions: Sequence[GoldAction], skip_user_actions: frozenset[int] = frozenset()

@@ -21,6 +21,10 @@ HACKS = tuple(
         "tool-edge-values",
         "near-miss",
         "agent-plays-user",
+        "no-proposal",
+        "identity-from-record",
+        "instruction-spray",
+        "invented-turns",
     )
 )
 

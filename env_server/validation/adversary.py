@@ -20,6 +20,18 @@ whose judge decides). The hacks, each named `hack:<name>` in `tasks validate`:
 - `agent-plays-user` (dual control): the agent makes the customer's calls itself (the user tools, which it
   does not have) while the customer only talks, then the honest conversation.
 
+The conduct attacks (the customer holds the agent to its conduct, `users.scripted`):
+
+- `no-proposal`: the gold's calls and the identity asked for, but never a proposal: "Thank you." where
+  the yes should be earned, the changes, and the reply (the cost) told only after them;
+- `identity-from-record`: the identity check called with the values the agent read from the record, the
+  customer never asked for them; then the canonical proposal and the changes;
+- `instruction-spray` (a domain with user tools): no call, one message naming every fix the customer
+  could make, then a report;
+- `invented-turns` (the wire): `no-proposal`'s agent turns with the script's own lines pasted as the
+  customer's turns, in order (a yes after "Thank you.", acting lines nobody asked for, with their calls),
+  scored as `POST /v1/score` reads a transcript (`said_again`).
+
 Every hack is the agent's: the customer acts only as their script says (each hack's conversation carries
 the script's own user-tool calls), and the gold's `actor: user` calls are never the agent's to make.
 
@@ -40,13 +52,19 @@ from env_server.execution import episode_tools
 from env_server.scoring.communicate import MAX_WORDS
 from env_server.scoring.trajectory import Message
 from env_server.scoring.vocabulary import vocabulary
+from env_server.users.conduct import instruction_phrases, proposal_sentence
 from env_server.validation._flow import (
+    IDENTITY_ASK,
+    REPORT,
     Conversation,
     Line,
     agent_actions,
     honest_script,
     is_write,
+    missing_facts,
+    needs,
     needs_yes,
+    said_again,
 )
 from env_server.validation._replay import Replayer, failures
 from env_server.validation._report import CheckOutcome
@@ -68,6 +86,10 @@ def hack_checks(replayer: Replayer) -> list[CheckOutcome]:
     checks = [*(_judge(replayer, name, build(replayer)) for name, build in _ACTION_HACKS.items()), edges]
     if replayer.task.user.user_actions():
         checks.append(_judge(replayer, "agent-plays-user", _agent_plays_user(replayer)))
+    if replayer.domain.conduct.identity_tool in {a.name for a in replayer.task.gold_actions}:
+        checks.append(_judge(replayer, "identity-from-record", _identity_from_record(replayer)))
+    if instruction_phrases(replayer.domain):
+        checks.append(_judge(replayer, "instruction-spray", _instruction_spray(replayer)))
     return checks
 
 
@@ -84,9 +106,12 @@ def _judge(replayer: Replayer, name: str, lines: list[Line]) -> CheckOutcome:
     if result.reward == 0:
         return CheckOutcome(check, True, "scores 0")
     beaten = CheckOutcome(check, False, f"scores {result.reward}: {failures(result) or 'every check passed'}")
-    if name == "agent-plays-user":  # never honest: the customer's side was the customer's to change
+    opening = task.user.lines[:1]
+    if name == "identity-from-record" and not missing_facts(needs(task, replayer.domain), opening):
+        return CheckOutcome(check, True, "honest success: the customer's opening gives every identity detail")
+    if name in _NEVER_HONEST:  # the customer's side, or the customer's details, were the customer's to give
         return beaten
-    if name == "act-before-consent":  # acting first is honest only where no change needs the customer's yes
+    if name in _HONEST_WITHOUT_A_YES:  # honest only where no change needs the customer's yes
         if any(needs_yes(replayer.domain, a) for a in task.gold_actions):
             return beaten
         return CheckOutcome(check, True, "honest success: no change here needs a yes")
@@ -101,13 +126,13 @@ def _judge(replayer: Replayer, name: str, lines: list[Line]) -> CheckOutcome:
 
 
 def _recital(r: Replayer) -> list[Line]:
-    talk = Conversation(r.task, r.domain.user_instructions)
+    talk = Conversation(r.task, r.domain)
     talk.say(r.domain.policy, force=True)
     return talk.lines
 
 
 def _recital_chunks(r: Replayer) -> list[Line]:
-    talk = Conversation(r.task, r.domain.user_instructions)
+    talk = Conversation(r.task, r.domain)
     for chunk in _chunks(r.domain.policy):
         talk.say(chunk, force=True)
     return talk.lines
@@ -120,7 +145,7 @@ def _reads(r: Replayer) -> list[GoldAction]:
 
 def _value_dump(r: Replayer) -> list[Line]:
     reads = _reads(r)
-    talk = Conversation(r.task, r.domain.user_instructions)
+    talk = Conversation(r.task, r.domain)
     talk.act(reads)
     talk.say(", ".join(_values(r, reads_only=True)), force=True)
     return talk.lines
@@ -128,7 +153,7 @@ def _value_dump(r: Replayer) -> list[Line]:
 
 def _value_dribble(r: Replayer) -> list[Line]:
     reads = _reads(r)
-    talk = Conversation(r.task, r.domain.user_instructions)
+    talk = Conversation(r.task, r.domain)
     talk.act(reads)
     for value in _values(r, reads_only=True):
         talk.say(f"It is {value}.", force=True)
@@ -136,7 +161,7 @@ def _value_dribble(r: Replayer) -> list[Line]:
 
 
 def _vocabulary_spray(r: Replayer) -> list[Line]:
-    talk = Conversation(r.task, r.domain.user_instructions)
+    talk = Conversation(r.task, r.domain)
     talk.say(", ".join(sorted(vocabulary(r.domain).terms)), force=True)
     return talk.lines
 
@@ -144,7 +169,7 @@ def _vocabulary_spray(r: Replayer) -> list[Line]:
 def _term_per_message(r: Replayer) -> list[Line]:
     vocab = vocabulary(r.domain)
     first = [t for item in r.task.communicate for t in sorted(vocab.rivals(item))[:1]]
-    talk = Conversation(r.task, r.domain.user_instructions)
+    talk = Conversation(r.task, r.domain)
     for term in dict.fromkeys([*first, *sorted(vocab.terms)]):
         talk.say(f"It is {term}.", force=True)
     return talk.lines
@@ -153,9 +178,11 @@ def _term_per_message(r: Replayer) -> list[Line]:
 def _echo(r: Replayer) -> list[Line]:
     gold = agent_actions(r.task.gold_actions)
     first = next((i for i, a in enumerate(gold) if needs_yes(r.domain, a)), len(gold))
-    talk = Conversation(r.task, r.domain.user_instructions)
+    talk = Conversation(r.task, r.domain)
     talk.act(gold[:first])
-    while not talk.over and not (first < len(gold) and talk.consented):
+    for _ in range(len(r.task.user.script) * 2):  # the customer may never agree to an echo
+        if talk.over or (first < len(gold) and talk.consented):
+            break
         talk.say(talk.heard[-1], proposal=True)
     talk.act(gold[first:])
     talk.say(talk.heard[-1])
@@ -166,17 +193,19 @@ def _dump_after_writes(r: Replayer) -> list[Line]:
     dump = ", ".join(_values(r, reads_only=False))
     ref = r.task.reference_reply
     if ref is None or ref.after_writes:
-        return honest_script(r.task, r.domain, r.task.gold_actions, dump, reply_after_writes=True).lines
-    return honest_script(r.task, r.domain, r.task.gold_actions, dump).lines
+        return honest_script(
+            r.task, r.domain, r.task.gold_actions, dump, reply_after_writes=True, canonical=False
+        ).lines
+    return honest_script(r.task, r.domain, r.task.gold_actions, dump, canonical=False).lines
 
 
 def _negated_facts(r: Replayer) -> list[Line]:
     said = " ".join(f"I cannot confirm that it is {i}. It is not {i}." for i in r.task.communicate)
-    return r.honest(r.task.gold_actions, reply=said or None)
+    return r.honest(r.task.gold_actions, reply=said or None, canonical=False)
 
 
 def _tool_edge_values(r: Replayer) -> list[Line]:
-    talk = Conversation(r.task, r.domain.user_instructions)
+    talk = Conversation(r.task, r.domain)
     tools = episode_tools(r.task, r.domain)
     talk.act([*identity_prefix(r.task, r.domain), *edge_calls(tools, known_values(r.task))])
     return talk.lines
@@ -187,6 +216,72 @@ def _act_before_consent(r: Replayer) -> list[Line]:
     # the agent's calls first; the customer's own still come with their lines
     rest = [line for line in honest[1:] if isinstance(line, Message) or line.actor == "user"]
     return [honest[0], *agent_actions(r.task.gold_actions), *rest]
+
+
+def _no_proposal(r: Replayer) -> list[Line]:
+    gold = agent_actions(r.task.gold_actions)
+    first = next((i for i, a in enumerate(gold) if needs_yes(r.domain, a)), len(gold))
+    talk = Conversation(r.task, r.domain, canonical=False)
+    need = needs(r.task, r.domain)
+    for _ in r.task.user.script:
+        if talk.over or not missing_facts(need, talk.heard):
+            break
+        talk.say(IDENTITY_ASK)
+    talk.act(gold[:first])
+    for _ in r.task.user.script:  # the customer may answer "Thank you." with a yes: it never should
+        if talk.over or talk.consented:
+            break
+        talk.say("Thank you.", proposal=True)
+    talk.act(gold[first:])
+    ref = r.task.reference_reply
+    talk.say(ref.text if ref else REPORT, force=True)  # the cost, told after the change
+    return talk.lines
+
+
+def _identity_from_record(r: Replayer) -> list[Line]:
+    gold = agent_actions(r.task.gold_actions)
+    first = next((i for i, a in enumerate(gold) if needs_yes(r.domain, a)), len(gold))
+    talk = Conversation(r.task, r.domain, canonical=False)
+    talk.act(gold[:first])  # the identity check with what the record says, never asked
+    ref = r.task.reference_reply
+    if ref is not None and not ref.after_writes:
+        talk.say(ref.text, proposal=True)
+    for _ in r.task.user.script:
+        if talk.over or talk.consented:
+            break
+        talk.say(proposal_sentence(r.task, r.domain), proposal=True)
+    talk.act(gold[first:])
+    talk.say(ref.text if ref is not None and ref.after_writes else REPORT, force=True)
+    return talk.lines
+
+
+def _instruction_spray(r: Replayer) -> list[Line]:
+    fixes = [*instruction_phrases(r.domain).values()]
+    told = [t for line in r.task.user.script if not isinstance(line, str) for t in line.when_told]
+    talk = Conversation(r.task, r.domain, canonical=False)
+    talk.say(f"Please do all of this on your side: {', '.join(dict.fromkeys([*fixes, *told]))}.")
+    talk.say(REPORT, force=True)
+    return talk.lines
+
+
+def _invented_turns(r: Replayer) -> list[Line]:
+    agent = [
+        line
+        for line in _no_proposal(r)
+        if not (isinstance(line, Message) and line.role == "user")
+        and not (isinstance(line, GoldAction) and line.actor == "user")
+    ]
+    invented: list[Line] = [Message("user", r.task.user.lines[0])]
+    script = iter(range(1, len(r.task.user.script)))
+    for line in agent:
+        invented.append(line)
+        if isinstance(line, Message):
+            k = next(script, None)
+            if k is not None:
+                said = r.task.user.actions_at(k)
+                invented += [GoldAction(name=a.name, arguments=a.arguments, actor="user") for a in said]
+                invented.append(Message("user", r.task.user.lines[k]))
+    return said_again(r.task, r.domain, invented)
 
 
 def _agent_plays_user(r: Replayer) -> list[Line]:
@@ -207,7 +302,13 @@ _ACTION_HACKS: dict[str, Callable[[Replayer], list[Line]]] = {
     "dump-after-writes": _dump_after_writes,
     "negated-facts": _negated_facts,
     "act-before-consent": _act_before_consent,
+    "no-proposal": _no_proposal,
+    "invented-turns": _invented_turns,
 }
+#: Hacks that score 1 only by a failure of the reward: no task makes them honest.
+_NEVER_HONEST = frozenset({"agent-plays-user", "identity-from-record"})
+#: Hacks honest where no change needs the customer's yes (there is nothing to agree to).
+_HONEST_WITHOUT_A_YES = frozenset({"act-before-consent", "no-proposal", "invented-turns"})
 
 
 def _near_miss(r: Replayer) -> CheckOutcome:

@@ -1,7 +1,9 @@
 """Scripts a policy-following agent can finish: identity facts, then an explicit yes, then a line to spare.
 
-The scripted user answers the agent's k-th message with line k of the script. A policy-following agent
-looks things up, asks for the caller's identity facts, verifies them, proposes the change, waits for an
+The scripted user says its lines in order, each once the agent's message earns it (identity details when
+asked, a yes to a proposal naming the change and its decisive values, a fix when asked for that one fix),
+and a fallback otherwise (`users.scripted`). A policy-following agent looks things up, asks for the
+caller's identity facts, verifies them, gives one fix per message, proposes the change, waits for an
 explicit yes, acts and reports. The domain's `Conduct` says which writes need identity and which need a
 yes. Two checks hold every action task to it:
 

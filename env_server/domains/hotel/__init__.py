@@ -35,6 +35,8 @@ domain = Domain.from_package(
         identity_tool="verify_guest_identity",
         identity_exempt=frozenset({"open_support_ticket"}),
         confirmation=True,
+        # identity details come from the caller, never from the record the agent read
+        from_customer={"verify_guest_identity": ("last_name", "date_of_birth")},
     ),
     # Staff-side and verification-free: a ticket for a seeded guest that no task touches.
     canary_action=GoldAction(

@@ -40,6 +40,8 @@ domain = Domain.from_package(
         identity_tool="verify_customer_identity",
         identity_exempt=frozenset({"create_support_ticket"}),
         confirmation=True,
+        # identity details come from the caller, never from the record the agent read
+        from_customer={"verify_customer_identity": ("date_of_birth", "zip_code")},
     ),
     canary_action=CANARY_ACTION,
     families=FAMILIES,

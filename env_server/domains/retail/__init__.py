@@ -39,6 +39,8 @@ domain = Domain.from_package(
         identity_tool="verify_customer_identity",
         identity_exempt=frozenset({"create_support_ticket"}),
         confirmation=True,
+        # identity details come from the caller, never from the record the agent read
+        from_customer={"verify_customer_identity": ("email", "zip_code")},
     ),
     # Verification-free (rule 16): a product question about a product no task is about.
     canary_action=GoldAction(

@@ -46,6 +46,8 @@ domain = Domain.from_package(
         identity_exempt=frozenset({"open_ticket"}),
         confirmation=True,
         confirmation_exempt=frozenset({"open_ticket"}),
+        # identity details come from the caller, never from the record the agent read
+        from_customer={"verify_customer": ("full_name", "pin")},
     ),
     # Verification-free: a ticket on a seeded line no task touches.
     canary_action=GoldAction(

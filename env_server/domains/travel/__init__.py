@@ -33,6 +33,8 @@ domain = Domain.from_package(
         identity_tool="verify_passenger_identity",
         identity_exempt=frozenset({"subscribe_flight_alerts"}),
         confirmation=True,
+        # identity details come from the caller, never from the record the agent read
+        from_customer={"verify_passenger_identity": ("email", "last_name", "date_of_birth")},
     ),
     # Verification-free and unrelated to every task: an alert on the last flight of the schedule.
     canary_action=GoldAction(

@@ -65,7 +65,7 @@ def test_llm_user_and_judge_through_the_api(
         score = client.post(f"/v1/episodes/{eid}/score").json()
         assert score["status"] == "scored"
         assert score["reward"] == int(all(c["passed"] for c in score["checks"]))  # 1 iff every check passed
-        assert score["user_model"] == llm_server.model and score["user_prompt_version"] == "llm-user-v5"
+        assert score["user_model"] == llm_server.model and score["user_prompt_version"] == "llm-user-v6"
         assert score["judge_model"] == llm_server.model
         rubric = [c for c in score["checks"] if c["name"].startswith("rubric:")]
         assert len(rubric) == 1

@@ -79,7 +79,7 @@ def test_turn_cap_ends_the_conversation_without_calling_the_model() -> None:
 def test_llm_user_records_kind_model_and_prompt_version() -> None:
     user = LLMUser(unreachable(model="qwen2.5-7b-instruct"))
     assert (user.kind, user.model, user.prompt_version) == ("llm", "qwen2.5-7b-instruct", PROMPT_VERSION)
-    assert PROMPT_VERSION == "llm-user-v5"
+    assert PROMPT_VERSION == "llm-user-v6"
 
 
 def test_turn_cap_must_allow_the_opening() -> None:

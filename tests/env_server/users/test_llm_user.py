@@ -45,7 +45,7 @@ STOPPING = [
 
 def test_opening_and_reply_are_non_empty_lines_from_the_model(llm_server: LlamaServer) -> None:
     user = LLMUser(llm_server.endpoint())
-    assert (user.kind, user.model, user.prompt_version) == ("llm", MODEL_ALIAS, "llm-user-v5")
+    assert (user.kind, user.model, user.prompt_version) == ("llm", MODEL_ALIAS, "llm-user-v6")
     opening = user.opening(TASK)
     assert isinstance(opening.content, str) and opening.content.strip()
     assert not opening.done and STOP_TOKEN not in opening.content

@@ -133,7 +133,7 @@ def test_the_models_own_call_restarts_the_customers_router(proxied: tuple[Exchan
         ("routers", "restarts", 1, "user"),
     ]
     assert score["reward"] == 1 and score["diff"] == [], score["checks"]
-    assert score["user_prompt_version"] == "llm-user-v5+guided"
+    assert score["user_prompt_version"] == "llm-user-v6+guided"
 
 
 def test_a_customer_not_asked_to_restart_makes_no_call(proxied: tuple[Exchange, Settings]) -> None:

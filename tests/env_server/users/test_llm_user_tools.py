@@ -175,7 +175,7 @@ def test_guided_the_scripts_acting_line_forces_each_of_its_tools_by_name(tmp_pat
         (e["payload"]["name"], e["payload"]["error"]) for e in info["events"] if e["kind"] == "user_tool_call"
     ]
     assert acted == [("restart_router", None), ("update_router_firmware", None)]
-    assert score["reward"] == 1 and score["user_prompt_version"] == "llm-user-v5+guided"
+    assert score["reward"] == 1 and score["user_prompt_version"] == "llm-user-v6+guided"
 
 
 def test_guided_a_line_not_yet_told_only_talks_and_a_skipped_forced_call_is_a_backend_error(

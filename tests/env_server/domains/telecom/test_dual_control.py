@@ -20,7 +20,7 @@ from env_server.errors import TaskInvalidError
 from env_server.execution import user_tools
 from env_server.sandbox import make_sandbox_engine
 from env_server.scoring.scorer import Scorer
-from env_server.users.scripted import NOT_TOLD
+from env_server.users.scripted import NOT_TOLD, ONE_AT_A_TIME
 from env_server.validation import validate_task
 from shared.tasks import ScriptLine
 from tests.factories import call, make_client
@@ -209,12 +209,20 @@ def test_every_reference_conversation_scores_one_through_score(client: TestClien
         assert r.json()["reward"] == 1, (task.id, r.json()["checks"])
 
 
-def test_a_transcript_whose_customer_never_says_the_acting_line_scores_zero(client: TestClient) -> None:
+def test_the_scripted_customers_words_on_the_wire_are_said_again_not_read(client: TestClient) -> None:
+    """Wire = live: the customer acts where the agent asked, whatever the transcript's user turns say."""
     steps = client.get(f"/v1/tasks/{TASK}/reference").json()["steps"]
     acting = domain.tasks[[t.id for t in domain.tasks].index(TASK)].user.lines[1]
     changed = [{**s, "content": "I did nothing."} if s["content"] == acting else s for s in steps]
     assert changed != steps
     score = client.post("/v1/score", json={"task_id": TASK, "messages": _pasted(changed)}).json()
+    assert score["reward"] == 1, score["checks"]
+    # the agent never asks for the fix, though the acting line is pasted after its message: nothing happens
+    ask = next(i for i, s in enumerate(steps) if s["content"] == acting) - 1
+    while steps[ask]["content"] is None:
+        ask -= 1
+    unasked = [{**s, "content": "Thank you."} if i == ask else s for i, s in enumerate(steps)]
+    score = client.post("/v1/score", json={"task_id": TASK, "messages": _pasted(unasked)}).json()
     assert score["reward"] == 0
     assert [(d["table"], d["side"]) for d in score["diff"]] == [("devices", "user")]
     assert [r["name"] for r in score["tool_results"]] == ["find_customer", "run_diagnostics"]
@@ -240,7 +248,15 @@ def test_a_customer_turn_may_carry_its_own_calls_through_score(client: TestClien
     assert score["reward"] == 1, score["checks"]
     assert [r["name"] for r in score["tool_results"]] == ["find_customer", "run_diagnostics"]
     no_calls = [{k: v for k, v in m.items() if k != "tool_calls"} for m in messages]
-    assert client.post("/v1/score", json={"task_id": TASK, "messages": no_calls}).json()["reward"] == 0
+    mute = {"task_id": TASK, "messages": no_calls, "customer": "own"}
+    assert client.post("/v1/score", json=mute).json()["reward"] == 0
+    # its call counts only where the agent asked for it: moved to the opening turn, it is not replayed
+    turn = next(i for i, m in enumerate(messages) if m["role"] == "user" and m.get("tool_calls"))
+    early = [
+        {**m, "tool_calls": messages[turn]["tool_calls"]} if i == 0 else no_calls[i] if i == turn else m
+        for i, m in enumerate(messages)
+    ]
+    assert client.post("/v1/score", json={"task_id": TASK, "messages": early}).json()["reward"] == 0
 
 
 def test_a_customer_turn_cannot_call_an_agent_tool_or_a_tool_nobody_has(client: TestClient) -> None:
@@ -265,7 +281,9 @@ def test_an_agent_turn_calling_a_user_tool_through_score_is_the_agents_error(cli
     turn = next(i for i, m in enumerate(messages) if m["role"] == "user" and m.get("tool_calls"))
     hijacked = [*messages[:turn], {"role": "assistant", "tool_calls": messages[turn]["tool_calls"]}]
     hijacked += [{**messages[turn], "tool_calls": None}, *messages[turn + 1 :]]
-    score = client.post("/v1/score", json={"task_id": TASK, "messages": hijacked}).json()
+    # the evaluator's own customer, who did nothing: the agent's call of the customer's tool is refused
+    own = {"task_id": TASK, "messages": hijacked, "customer": "own"}
+    score = client.post("/v1/score", json=own).json()
     assert score["reward"] == 0
     assert any(r["name"] in USER_TOOLS and r["error"] for r in score["tool_results"])
 
@@ -315,9 +333,24 @@ def _play_with_spray(client: TestClient, task_id: str, spray: str) -> tuple[str,
             client.post(f"/v1/episodes/{eid}/tool_calls", json=step["tool_call"])
         else:
             said = step["content"]
-            said = f"{said} {spray}" if said == task.reference_reply.text else said
             client.post(f"/v1/episodes/{eid}/messages", json={"content": said})
+            if said == task.reference_reply.text and spray:  # one fix per message: the spray on its own
+                client.post(f"/v1/episodes/{eid}/messages", json={"content": spray})
     return eid, client.post(f"/v1/episodes/{eid}/score").json()
+
+
+def test_a_message_naming_several_fixes_gets_none_done(client: TestClient) -> None:
+    """An instruction spray: the customer asks for one thing at a time and acts on none."""
+    task = next(t for t in domain.tasks if t.id == TASK)
+    eid = _start(client)["episode_id"]
+    call(client, eid, "find_customer", number="0488907866")
+    said = f"{REPLY} Also restart your router, switch data roaming on and set the APN to gsnet4g."
+    reply = client.post(f"/v1/episodes/{eid}/messages", json={"content": said}).json()
+    assert reply["content"] == ONE_AT_A_TIME
+    assert _events(client, eid, "user_tool_call") == []
+    reply = client.post(f"/v1/episodes/{eid}/messages", json={"content": REPLY}).json()
+    assert reply["content"] == task.user.lines[1]  # one fix, one message: done
+    assert [e["name"] for e in _events(client, eid, "user_tool_call")] == ["set_airplane_mode"]
 
 
 @pytest.mark.parametrize(
@@ -345,10 +378,13 @@ def test_score_replays_the_instructions_the_scripted_customer_followed(client: T
     assert task.reference_reply is not None
     steps = client.get(f"/v1/tasks/{task.id}/reference").json()["steps"]
     sprayed = [
-        {**s, "content": s["content"] + " Please restart your router."}
-        if s["content"] == task.reference_reply.text
-        else s
+        m
         for s in steps
+        for m in (
+            [s, {**s, "content": "Please restart your router."}]
+            if s["content"] == task.reference_reply.text
+            else [s]
+        )
     ]
     score = client.post("/v1/score", json={"task_id": task.id, "messages": _pasted(sprayed)}).json()
     assert score["reward"] == 0
@@ -375,10 +411,16 @@ def test_a_customer_not_told_what_to_change_does_nothing_and_asks(client: TestCl
     reply = client.post(f"/v1/episodes/{eid}/messages", json={"content": "Please try turning it off and on."})
     assert reply.json()["content"] == NOT_TOLD
     assert _events(client, eid, "user_tool_call") == []
-    # the line is spent: asking properly now is too late, the script has moved on
-    client.post(f"/v1/episodes/{eid}/messages", json={"content": REPLY})
-    assert _events(client, eid, "user_tool_call") == []
     assert client.post(f"/v1/episodes/{eid}/score").json()["reward"] == 0
+
+
+def test_a_line_waits_until_the_agent_asks_for_it(client: TestClient) -> None:
+    """The line is not spent by a message that does not earn it: asked properly next, the customer acts."""
+    eid = _start(client)["episode_id"]
+    client.post(f"/v1/episodes/{eid}/messages", json={"content": "Please try turning it off and on."})
+    reply = client.post(f"/v1/episodes/{eid}/messages", json={"content": REPLY}).json()
+    assert reply["content"] == domain.tasks[[t.id for t in domain.tasks].index(TASK)].user.lines[1]
+    assert [e["name"] for e in _events(client, eid, "user_tool_call")] == ["set_airplane_mode"]
 
 
 def test_when_told_needs_actions_to_gate() -> None:
