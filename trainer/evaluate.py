@@ -6,7 +6,10 @@ A campaign (`run_campaign`, CLI `groundstate eval` / `groundstate probe`):
    killed or partly failed campaign: only missing trials and trials that ended in a backend error run;
 3. runs the remaining trials through `trainer.rollout`, at most `concurrency` episodes at a time; a rollout
    ending in a backend error (server, policy endpoint, timeout) is retried up to `retries` times with
-   exponential backoff, and if it still fails it is recorded as `backend_error` (left out of the metrics);
+   exponential backoff, and if it still fails it is recorded as `backend_error`, or `policy_error` when the
+   policy's own endpoint failed (both left out of the metrics, counted apart and named in the summary);
+   once `EARLY_STOP_AFTER` trials have run and most of them were policy errors, the campaign stops early
+   (the trials not yet started are left for a rerun) and the summary says why;
 4. appends each trial's `TrialResult` to `results.jsonl` as soon as it finishes (fsynced), and keeps
    `run.json` (the config and every invocation's summary).
 
@@ -68,6 +71,9 @@ __all__ = [
 RUN_FILE = "run.json"
 """The campaign's config and invocation history, inside the run directory."""
 
+EARLY_STOP_AFTER = 8
+"""Trials an invocation runs before it may stop early because most of them were policy errors."""
+
 
 class CampaignError(RuntimeError):
     """A campaign that cannot run as asked (unknown domain or task, a run directory of another campaign)."""
@@ -81,7 +87,8 @@ class CampaignConfig(EpisodeLimits, RetrySettings):
     server: str = DEFAULT_SERVER_URL
     """The server's base URL."""
     domains: list[str] = Field(default_factory=list)
-    """Domains to take tasks from; all of the server's if empty."""
+    """Domains to take tasks from; if empty, the server's benchmark domains (a curriculum such as `starter`
+    only when named, or when `tasks` names its tasks)."""
     split: Split | None = "test"
     """The split to take tasks from; both if null."""
     tasks: list[str] = Field(default_factory=list)
@@ -130,6 +137,13 @@ class CampaignSummary(StrictModel):
     """Trials run by this invocation that scored 1."""
     backend_errors: int = 0
     """Trials run by this invocation that still ended in a backend error."""
+    policy_errors: int = 0
+    """Trials run by this invocation whose policy endpoint failed (the model never played)."""
+    error_causes: dict[str, int] = Field(default_factory=dict)
+    """The messages of the backend and policy errors (truncated), each with how many trials ended in it."""
+    stopped: str | None = None
+    """Why the invocation stopped before running every pending trial (most trials were policy errors);
+    null when it ran them all."""
     peak_running: int = 0
     """Most episodes that ran at once."""
     elapsed_s: float = 0.0
@@ -242,26 +256,34 @@ def _write_run(directory: Path, record: _RunRecord) -> None:
 
 
 async def _select_tasks(client: AsyncGroundstateClient, config: CampaignConfig) -> list[TaskPublic]:
-    known = [d.name for d in await client.domains()]
+    catalogue = await client.domains()
+    known = [d.name for d in catalogue]
+    benchmark = [d.name for d in catalogue if d.benchmark]
     unknown = [d for d in config.domains if d not in known]
     if unknown:
         raise CampaignError(f"unknown domains {', '.join(unknown)}; the server has: {', '.join(known)}")
     wanted = set(config.tasks)
     selected: list[TaskPublic] = []
-    for domain in config.domains or known:
+    # tasks named by id name their domains: a curriculum's too
+    domains = config.domains or (known if wanted else benchmark)
+    for domain in domains:
         found = sorted(await client.tasks(domain=domain, split=config.split), key=lambda t: t.id)
         if wanted:
             found = [t for t in found if t.id in wanted]
         selected += found[: config.limit] if config.limit else found
     missing = sorted(wanted - {t.id for t in selected})
     if missing:
-        where = f"domains {', '.join(config.domains or known)}, split {config.split or 'any'}"
+        where = f"domains {', '.join(domains)}, split {config.split or 'any'}"
         raise CampaignError(f"tasks not found in {where}: {', '.join(missing)}")
     if not selected:
         raise CampaignError(
             f"no task matches (domains {config.domains or 'all'}, split {config.split or 'any'})"
         )
     return selected
+
+
+class _Stopped(Exception):
+    """Raised in a trial that was about to start after the campaign stopped early."""
 
 
 class _Campaign:
@@ -290,6 +312,7 @@ class _Campaign:
         self.summary = CampaignSummary(tasks=len(tasks), planned=len(tasks) * config.trials)
         self.running = 0
         self.outcomes: dict[str, list[int]] = {}
+        self.stop: str | None = None
         self._progress: Progress | None = None
         self._bar: Any = None
 
@@ -323,21 +346,40 @@ class _Campaign:
     # -- running ---------------------------------------------------------------------------------------------
 
     async def trial(self, task: TaskPublic, trial: int) -> None:
-        """Run one trial (all its candidates for best-of-N) and record it."""
-        if self.config.select == "first-success-verified":
-            line = await self._first_success(task, trial)
-        elif self.config.select == "majority":
-            line = await self._majority(task, trial)
-        else:
-            line = await self._rollout(task, trial, 0)
-            append_result(self.results_file, line)
+        """Run one trial (all its candidates for best-of-N) and record it; nothing once the campaign stops."""
+        try:
+            if self.config.select == "first-success-verified":
+                line = await self._first_success(task, trial)
+            elif self.config.select == "majority":
+                line = await self._majority(task, trial)
+            else:
+                line = await self._rollout(task, trial, 0)
+                append_result(self.results_file, line)
+        except _Stopped:
+            return
         self.summary.run += 1
-        if line.status == "backend_error":
-            self.summary.backend_errors += 1
-        else:
+        if line.status == "scored":
             self.summary.successes += line.reward or 0
             self.outcomes.setdefault(task.id, []).append(line.reward or 0)
+        else:
+            self._count_error(line)
         self._update(advance=1)
+
+    def _count_error(self, line: TrialResult) -> None:
+        """Count an unscored trial and its cause; stop the campaign when most trials are policy errors."""
+        summary = self.summary
+        if line.status == "policy_error":
+            summary.policy_errors += 1
+        else:
+            summary.backend_errors += 1
+        cause = (line.error or "(no message)")[:300]
+        summary.error_causes[cause] = summary.error_causes.get(cause, 0) + 1
+        if self.stop is None and summary.run >= EARLY_STOP_AFTER and 2 * summary.policy_errors > summary.run:
+            self.stop = (
+                f"stopped early: {summary.policy_errors} of {summary.run} trials failed in the policy's "
+                f"endpoint, not in the agent; the latest cause: {cause}"
+            )
+            summary.stopped = self.stop
 
     async def _first_success(self, task: TaskPublic, trial: int) -> TrialResult:
         lines: list[TrialResult] = []
@@ -383,6 +425,8 @@ class _Campaign:
         async def attempt(number: int) -> RolloutResult:
             self.summary.retries += 1 if number else 0
             async with self.semaphore:
+                if self.stop is not None:
+                    raise _Stopped
                 self.running += 1
                 self.summary.peak_running = max(self.summary.peak_running, self.running)
                 self._update()
@@ -419,12 +463,12 @@ class _Campaign:
         rates = [sum(v) / len(v) for v in self.outcomes.values() if v]
         label = "pass@1" if self.config.samples == 1 else f"best-of-{self.config.samples}"
         rate = f"{label} {sum(rates) / len(rates):.1%}" if rates else f"{label} —"
-        errors = self.summary.backend_errors
+        errors = self.summary.backend_errors + self.summary.policy_errors
         self._progress.update(
             self._bar,
             advance=advance,
             running=self.running,
-            errors=f" · {errors} errors" if errors else "",  # backend errors, shown once there is one
+            errors=f" · {errors} errors" if errors else "",  # backend and policy errors, once there is one
             rate=rate,
         )
 

@@ -17,6 +17,7 @@ def list_domains(registry: RegistryDep) -> list[DomainSummary]:
             description=d.description,
             tools=len(d.tools),
             tasks=sum(1 for _ in registry.tasks(domain=d.name)),
+            benchmark=d.benchmark,
         )
         for d in registry.domains
     ]
