@@ -6,7 +6,7 @@ STAMP  := $(VENV)/.installed
 SERVER := $(VENV)/.installed-server
 PG_URL ?= postgresql+psycopg://postgres@127.0.0.1:5432/postgres
 EXTRAS ?= dev,train,verl,docs
-DOCS_PORT ?= 8001
+DOCS_PORT ?= 8008
 # llama.cpp (the tests' OpenAI-compatible model server) is built from source: a portable AVX2 build, not one
 # tuned to the building CPU, whose AMX kernels crash in VMs that do not expose AMX state
 export CMAKE_ARGS ?= -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON

@@ -48,6 +48,7 @@ from trainer.best_of import (
     state_signature,
 )
 from trainer.policies import Policy, load_policy
+from trainer.policies.context import estimated_prompt_tokens
 from trainer.policies.local import portable_spec
 from trainer.results import TrialResult, append_jsonl, append_result, read_results, results_path
 from trainer.retry import EpisodeLimits, RetrySettings, run_with_retries
@@ -206,6 +207,7 @@ async def run_campaign(
     )
     try:
         tasks = await _select_tasks(client, config)
+        await _check_context(client, active, tasks)
         _write_run(directory, record)
         campaign = _Campaign(config, directory, active, client, tasks)
         jobs = campaign.pending()
@@ -246,6 +248,28 @@ def _open_run(directory: Path, config: CampaignConfig) -> _RunRecord:
         record = _RunRecord(config=config, created_at=now)
     record.invocations.append(_Invocation(config=config, started_at=now))
     return record
+
+
+async def _check_context(client: AsyncGroundstateClient, policy: Policy, tasks: list[TaskPublic]) -> None:
+    """Refuse a campaign whose every trial of a domain would be a policy error: its prompt cannot fit.
+
+    Raises:
+        CampaignError: The policy's endpoint reports a context window smaller than a selected domain's
+            first prompt (estimated from below: `trainer.policies.context`).
+    """
+    window = await policy.context_window()
+    if window is None:
+        return
+    for name in sorted({t.domain for t in tasks}):
+        domain = await client.domain(name)
+        needed = estimated_prompt_tokens(domain.policy, domain.tools)
+        if needed > window:
+            raise CampaignError(
+                f"the policy's endpoint serves a context of {window} tokens, but domain {name}'s first "
+                f"prompt (its policy and tool schemas) takes at least {needed:,} tokens: every trial would "
+                "fail. Serve the model with a larger context (llama.cpp: --ctx-size / --n_ctx; vLLM: "
+                "--max-model-len); docs/evaluation/index.md lists each domain's need."
+            )
 
 
 def _write_run(directory: Path, record: _RunRecord) -> None:

@@ -11,8 +11,10 @@ import asyncio
 import json
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
+from fastapi import FastAPI
 from typer.testing import CliRunner
 
 from env_server.app import create_app
@@ -136,3 +138,37 @@ def test_a_real_llama_cpp_server_too_small_for_the_prompt_is_a_policy_error(
     assert (result.status, result.reward, result.end_reason) == ("policy_error", None, EndReason.POLICY_ERROR)
     assert result.error is not None and "does not fit the model's context" in result.error
     assert "maximum context length is 2048 tokens" in result.error and result.turns == []
+
+
+def reporting_app(props: dict[str, Any] | None, models: dict[str, Any]) -> FastAPI:
+    """An endpoint reporting its context as llama.cpp's server (`/props`) or vLLM (`/v1/models`) do."""
+    app = FastAPI()
+    if props is not None:
+        app.get("/props")(lambda: props)
+    app.get("/v1/models")(lambda: models)
+    return app
+
+
+LLAMA_CPP = (
+    {"default_generation_settings": {"n_ctx": 2048}},
+    {"data": [{"id": "m", "meta": {"n_ctx_train": 8192}}]},
+)
+VLLM = (None, {"object": "list", "data": [{"id": "m", "object": "model", "max_model_len": 2048}]})
+
+
+@pytest.mark.parametrize("reports", [LLAMA_CPP, VLLM], ids=["llama.cpp", "vllm"])
+def test_eval_refuses_a_served_context_smaller_than_the_domains_prompt(
+    reports: tuple[dict[str, Any] | None, dict[str, Any]], tmp_path: Path
+) -> None:
+    settings = Settings(store_url=f"sqlite:///{tmp_path}/store.db", sandbox_url="sqlite://")
+    registry = DomainRegistry([toy_domain, hotel])
+    with serve(create_app(settings, registry=registry)) as server, serve(reporting_app(*reports)) as model:
+        args = ["eval", "--policy", f"openai:m@{model}/v1", "--server", server, "--limit", "1", "--quiet"]
+        refused = runner.invoke(app, [*args, "--out", str(tmp_path / "both")])
+        toy = ["--domains", "toybank", "--trials", "1", "--retries", "0", "--out", str(tmp_path / "toy")]
+        toy_only = runner.invoke(app, [*args, *toy])
+    assert refused.exit_code == 1
+    assert "serves a context of 2048 tokens, but domain hotel's first prompt" in refused.output
+    assert not (tmp_path / "both" / "results.jsonl").exists()  # refused before any trial
+    # the toy domain's prompt fits: the campaign runs (its trial fails: this endpoint serves no chat)
+    assert "serves a context" not in toy_only.output and "1 policy errors" in toy_only.output
