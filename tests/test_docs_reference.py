@@ -52,3 +52,12 @@ def test_rest_page_documents_every_operation(hooks: ModuleType) -> None:
         for method in operations:
             assert f"### `{method.upper()} {path}`" in page
     assert "### EpisodeStarted {#schema-episodestarted}" in page
+
+
+def test_rest_page_shows_the_error_envelope_for_every_error_status(hooks: ModuleType) -> None:
+    page = hooks.rest_reference(hooks.openapi_schema())
+    assert "HTTPValidationError" not in page
+    section = page.split("### `POST /v1/episodes/{episode_id}/tool_calls`")[1].split("### ")[0]
+    for status in (401, 404, 409, 410, 413, 415, 422, 503):
+        row = next(line for line in section.splitlines() if line.startswith(f"| {status} |"))
+        assert "ErrorResponse" in row, row
