@@ -50,6 +50,7 @@ from trainer.best_of import (
 from trainer.policies import Policy, load_policy
 from trainer.policies.context import estimated_prompt_tokens
 from trainer.policies.local import portable_spec
+from trainer.progress import PlainProgress
 from trainer.results import TrialResult, append_jsonl, append_result, read_results, results_path
 from trainer.retry import EpisodeLimits, RetrySettings, run_with_retries
 from trainer.rollout import run_rollout
@@ -177,6 +178,7 @@ async def run_campaign(
     api_key: str | None = None,
     console: Console | None = None,
     progress: bool = True,
+    progress_every_s: float = 30.0,
 ) -> CampaignSummary:
     """Run (or resume) a campaign, streaming results to `run_dir/results.jsonl`.
 
@@ -186,7 +188,9 @@ async def run_campaign(
         policy: A ready policy instance; by default `config.policy` is loaded (and closed at the end).
         api_key: The server's bearer key, if it needs one.
         console: Where the progress bar goes (stderr by default).
-        progress: Show the progress bar.
+        progress: Show progress: Rich's bar on a terminal, else a plain line every `progress_every_s`
+            seconds and at the end (`trainer.progress`), for a log file.
+        progress_every_s: Seconds between the plain lines.
 
     Returns:
         What this invocation did.
@@ -211,13 +215,25 @@ async def run_campaign(
         _write_run(directory, record)
         campaign = _Campaign(config, directory, active, client, tasks)
         jobs = campaign.pending()
-        with campaign.progress_bar(console or Console(stderr=True), progress):
+        out = console or Console(stderr=True)
+        plain = progress and not out.is_terminal
+        with campaign.progress_bar(out, progress and not plain):
+            if plain:
+                campaign.plain = PlainProgress(
+                    policy_label(config.policy),
+                    campaign.summary.planned,
+                    done=campaign.summary.skipped,
+                    every_s=progress_every_s,
+                    stream=out.file,
+                )
             try:
                 async with asyncio.TaskGroup() as group:
                     for job in jobs:
                         group.create_task(campaign.trial(*job))
             except ExceptionGroup as failed:  # a configuration error stops the campaign; results so far stay
                 raise failed.exceptions[0] from failed
+            if campaign.plain is not None:
+                campaign.plain.write()
         summary = campaign.summary
     finally:
         await client.aclose()
@@ -337,6 +353,7 @@ class _Campaign:
         self.running = 0
         self.outcomes: dict[str, list[int]] = {}
         self.stop: str | None = None
+        self.plain: PlainProgress | None = None
         self._progress: Progress | None = None
         self._bar: Any = None
 
@@ -482,12 +499,16 @@ class _Campaign:
         return self._progress
 
     def _update(self, advance: int = 0) -> None:
-        if self._progress is None:
+        if self._progress is None and self.plain is None:
             return
         rates = [sum(v) / len(v) for v in self.outcomes.values() if v]
         label = "pass@1" if self.config.samples == 1 else f"best-of-{self.config.samples}"
         rate = f"{label} {sum(rates) / len(rates):.1%}" if rates else f"{label} —"
         errors = self.summary.backend_errors + self.summary.policy_errors
+        if self.plain is not None:
+            self.plain.update(advance=advance, running=self.running, errors=errors, rate=rate)
+        if self._progress is None:
+            return
         self._progress.update(
             self._bar,
             advance=advance,

@@ -166,3 +166,11 @@ def test_eval_leaves_a_curriculum_out_of_its_default_domains(tmp_path: Path) -> 
     assert default.exit_code == 0 and named.exit_code == 0, default.output + named.output
     assert {r.domain for r in read_results(tmp_path / "default")} == {"toybank"}
     assert {r.domain for r in read_results(tmp_path / "named")} == {"starter"}
+
+
+def test_eval_into_a_log_file_prints_plain_progress_lines(server: str, tmp_path: Path) -> None:
+    args = ["eval", "--policy", "replay", "--server", server, "--domains", "toybank", "--trials", "1"]
+    result = runner.invoke(app, [*args, "--retries", "0", "--out", str(tmp_path / "run")])
+    assert result.exit_code == 0, result.output
+    # not a terminal: no bar, a plain line at the end (and every 30 s while it runs)
+    assert "replay: 4/4 trials · 0 running · 1 errors · pass@1 100.0% · " in result.output
