@@ -4,6 +4,7 @@ PY     := $(VENV)/bin/python
 GS     := $(VENV)/bin/groundstate
 STAMP  := $(VENV)/.installed
 SERVER := $(VENV)/.installed-server
+DOCS   := $(VENV)/.installed-docs
 PG_URL ?= postgresql+psycopg://postgres@127.0.0.1:5432/postgres
 EXTRAS ?= dev,train,verl,docs
 DOCS_PORT ?= 8008
@@ -30,6 +31,12 @@ $(SERVER): pyproject.toml | $(PY)
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q -e .
 	touch $(SERVER)
+
+# the docs site alone: MkDocs and the trainer's light measures (no torch, no Verl)
+$(DOCS): pyproject.toml | $(PY)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -e '.[docs]'
+	touch $(DOCS)
 
 install: $(STAMP)
 
@@ -66,10 +73,10 @@ test: install lint openenv-client
 
 # the docs site (mkdocs.yml): built with --strict (broken links or anchors, missing snippets, settings without a
 # description fail), or served while you edit (NO_MKDOCS_2_WARNING: without Material's end-of-life banner on every build)
-docs-build: install
+docs-build: $(DOCS)
 	NO_MKDOCS_2_WARNING=1 $(PY) -m mkdocs build --strict
 
-docs: install
+docs: $(DOCS)
 	NO_MKDOCS_2_WARNING=1 $(PY) -m mkdocs serve -a 127.0.0.1:$(DOCS_PORT)
 
 # issue #12's figures, each against the floor of the stack, in under 5 minutes on an idle 2-core machine
