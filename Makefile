@@ -15,7 +15,7 @@ export CMAKE_ARGS ?= -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=O
 OPENENV_VENV  ?= .venv-openenv
 OPENENV_STAMP := $(OPENENV_VENV)/.installed
 
-.PHONY: install openenv-client run test test-fast lint validate validate-pg docs docs-build bench bench-floor bench-wave bench-server soak clean
+.PHONY: install openenv-client run test test-fast lint validate validate-pg docs docs-build train-smoke bench bench-floor bench-wave bench-server soak clean
 
 $(PY):
 	python3 -m venv $(VENV)
@@ -78,6 +78,23 @@ docs-build: $(DOCS)
 
 docs: $(DOCS)
 	NO_MKDOCS_2_WARNING=1 $(PY) -m mkdocs serve -a 127.0.0.1:$(DOCS_PORT)
+
+# the ten-minute training recipe (two cores): a server on SMOKE_PORT, a warm start of SmolLM2 on the starter
+# curriculum's gold calls, then one GRPO step on its train tasks (no probe, no pool); prints where the model is
+SMOKE_PORT ?= 8011
+SMOKE_OUT  ?= runs/train-smoke
+train-smoke: install
+	@mkdir -p $(SMOKE_OUT); \
+	$(GS) serve --port $(SMOKE_PORT) > $(SMOKE_OUT)/server.log 2>&1 & server=$$!; trap "kill $$server" EXIT; \
+	until $(PY) -c "import httpx; httpx.get('http://127.0.0.1:$(SMOKE_PORT)/healthz').raise_for_status()" \
+	    2>/dev/null; do sleep 1; done; \
+	set -e; url=http://127.0.0.1:$(SMOKE_PORT); \
+	$(GS) train warm-start --server $$url --domain starter --epochs 2 --lr 3e-5 --threads 2 --out $(SMOKE_OUT)/warm; \
+	$(GS) train local --server $$url --domains starter --model $(SMOKE_OUT)/warm --steps 1 --tasks-per-step 2 \
+	    --episodes-per-task 4 --micro-batch 4 --max-new-tokens 48 --max-turns 3 --lr 1e-4 --threads 2 \
+	    --out $(SMOKE_OUT)/grpo; \
+	echo "train-smoke: the trained model is $(SMOKE_OUT)/grpo/final (step log $(SMOKE_OUT)/grpo/); evaluate it with" \
+	     "groundstate eval --policy local:$(SMOKE_OUT)/grpo/final --domains starter"
 
 # issue #12's figures, each against the floor of the stack, in under 5 minutes on an idle 2-core machine
 bench: install
