@@ -4,9 +4,10 @@ PY     := $(VENV)/bin/python
 GS     := $(VENV)/bin/groundstate
 STAMP  := $(VENV)/.installed
 SERVER := $(VENV)/.installed-server
+DOCS   := $(VENV)/.installed-docs
 PG_URL ?= postgresql+psycopg://postgres@127.0.0.1:5432/postgres
 EXTRAS ?= dev,train,verl,docs
-DOCS_PORT ?= 8001
+DOCS_PORT ?= 8008
 # llama.cpp (the tests' OpenAI-compatible model server) is built from source: a portable AVX2 build, not one
 # tuned to the building CPU, whose AMX kernels crash in VMs that do not expose AMX state
 export CMAKE_ARGS ?= -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON
@@ -14,7 +15,7 @@ export CMAKE_ARGS ?= -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=O
 OPENENV_VENV  ?= .venv-openenv
 OPENENV_STAMP := $(OPENENV_VENV)/.installed
 
-.PHONY: install openenv-client run test test-fast lint validate validate-pg docs docs-build bench bench-floor bench-wave bench-grpo bench-server soak clean
+.PHONY: install openenv-client run test test-fast lint validate validate-pg docs docs-build train-smoke bench bench-floor bench-wave bench-grpo bench-server soak clean
 
 $(PY):
 	python3 -m venv $(VENV)
@@ -30,6 +31,12 @@ $(SERVER): pyproject.toml | $(PY)
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q -e .
 	touch $(SERVER)
+
+# the docs site alone: MkDocs and the trainer's light measures (no torch, no Verl)
+$(DOCS): pyproject.toml | $(PY)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -e '.[docs]'
+	touch $(DOCS)
 
 install: $(STAMP)
 
@@ -66,11 +73,30 @@ test: install lint openenv-client
 
 # the docs site (mkdocs.yml): built with --strict (broken links or anchors, missing snippets, settings without a
 # description fail), or served while you edit (NO_MKDOCS_2_WARNING: without Material's end-of-life banner on every build)
-docs-build: install
+docs-build: $(DOCS)
 	NO_MKDOCS_2_WARNING=1 $(PY) -m mkdocs build --strict
 
-docs: install
+docs: $(DOCS)
 	NO_MKDOCS_2_WARNING=1 $(PY) -m mkdocs serve -a 127.0.0.1:$(DOCS_PORT)
+
+# the small training recipe (two cores): a server on SMOKE_PORT, a warm start of SmolLM2 on four starter tasks'
+# gold calls (as tests/trainer/test_train_local.py's), then one GRPO step on the starter train tasks (no probe,
+# no pool); prints where the model is. Not yet timed on an idle machine (issue #32 asks for ten minutes).
+SMOKE_PORT ?= 8011
+SMOKE_OUT  ?= runs/train-smoke
+train-smoke: install
+	@mkdir -p $(SMOKE_OUT); \
+	$(GS) serve --port $(SMOKE_PORT) > $(SMOKE_OUT)/server.log 2>&1 & server=$$!; trap "kill $$server" EXIT; \
+	until $(PY) -c "import httpx; httpx.get('http://127.0.0.1:$(SMOKE_PORT)/healthz').raise_for_status()" \
+	    2>/dev/null; do sleep 1; done; \
+	set -e; url=http://127.0.0.1:$(SMOKE_PORT); \
+	$(GS) train warm-start --server $$url --task starter-renew-101 --task starter-renew-102 \
+	    --task starter-return-101 --task starter-return-102 --epochs 3 --lr 3e-5 --threads 2 --out $(SMOKE_OUT)/warm; \
+	$(GS) train local --server $$url --domains starter --model $(SMOKE_OUT)/warm --steps 1 --tasks-per-step 2 \
+	    --episodes-per-task 4 --micro-batch 4 --max-new-tokens 48 --max-turns 3 --lr 1e-4 --threads 2 \
+	    --out $(SMOKE_OUT)/grpo; \
+	echo "train-smoke: the trained model is $(SMOKE_OUT)/grpo/final (step log $(SMOKE_OUT)/grpo/); evaluate it with" \
+	     "groundstate eval --policy local:$(SMOKE_OUT)/grpo/final --domains starter"
 
 # issue #12's figures, each against the floor of the stack, in under 5 minutes on an idle 2-core machine
 bench: install

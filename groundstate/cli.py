@@ -72,8 +72,21 @@ def load_trainer_command(name: str) -> click.Command:
     return command
 
 
+#: `groundstate --help` lists the commands in the order a user meets them: serve the environment, look at the
+#: tasks, evaluate and read the results, probe and select a pool, train; then diagnostics and administration.
+WORKFLOW_ORDER = (
+    "serve", "tasks", "eval", "metrics", "report", "probe", "select", "train", "blame", "regrade", "db",
+    "sandboxes",
+)  # fmt: skip
+
+
 class LazyTrainerGroup(TyperGroup):
     """The root command group: lists the trainer's commands up front, imports one only when it runs."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        """The commands in workflow order (`WORKFLOW_ORDER`); any other after them, by name."""
+        rank = {name: i for i, name in enumerate(WORKFLOW_ORDER)}
+        return sorted(super().list_commands(ctx), key=lambda n: (rank.get(n, len(rank)), n))
 
     def __init__(self, **attrs: Any) -> None:
         super().__init__(**attrs)

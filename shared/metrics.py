@@ -9,7 +9,7 @@ Definitions (per task, `n` = clean trials, i.e. trials with status `scored`, and
 Best-of-N trials (records with `sample > 0`) are counted apart from single-sample ones (`sample == 0`): the N
 samples of one `(task_id, trial)` form one attempt that succeeds if any clean sample succeeded; its tokens
 are summed over its clean samples and its turns and tool calls averaged; an attempt whose samples all hit
-backend errors is one backend error.
+backend errors is one backend error (a policy error when the policy failed in every one).
 
 This core lives in `shared/` because both sides compute it: the trainer's metrics and reports
 (`trainer.metrics`, which adds intervals, k/k and costs) and the environment server's viewer (`/ui`), which
@@ -19,16 +19,18 @@ must not import the trainer.
 from __future__ import annotations
 
 import math
+import random
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
-from shared.results import TrialResult, latest_per_key
+from shared.results import TrialResult, TrialStatus, latest_per_key
 from shared.strict_model import StrictModel
 from shared.tasks import Split
 
 __all__ = [
     "TaskTally",
+    "bootstrap_bounds",
     "default_k",
     "mean_pass_at_k",
     "mean_pass_hat_k",
@@ -53,6 +55,8 @@ class TaskTally(StrictModel):
     """Successful clean trials `c`."""
     backend_errors: int = 0
     """Trials that ended in a backend error (not in `trials`)."""
+    policy_errors: int = 0
+    """Trials whose policy endpoint failed, so the model never played (not in `trials`)."""
     tokens_in: int = 0
     """Prompt tokens summed over the clean trials."""
     tokens_out: int = 0
@@ -140,6 +144,9 @@ def tally_tasks(results: Iterable[TrialResult], *, best_of_n: bool = False) -> l
         if tally is None:
             tally = TaskTally(task_id=attempt.task_id, domain=attempt.domain, split=attempt.split)
             tallies[attempt.task_id] = tally
+        if attempt.status == "policy_error":
+            tally.policy_errors += 1
+            continue
         if attempt.reward is None:
             tally.backend_errors += 1
             continue
@@ -158,17 +165,21 @@ class _Attempt(NamedTuple):
     task_id: str
     domain: str
     split: Split
-    reward: int | None  # None for a backend error
+    reward: int | None  # None for a backend or policy error
     tokens_in: int
     tokens_out: int
     turns: float
     tool_calls: float
+    status: TrialStatus = "scored"
 
 
 def _attempts(results: Iterable[TrialResult], *, best_of_n: bool) -> list[_Attempt]:
     if not best_of_n:
         return [
-            _Attempt(r.task_id, r.domain, r.split, r.reward, r.tokens_in, r.tokens_out, r.turns, r.tool_calls)
+            _Attempt(
+                *(r.task_id, r.domain, r.split, r.reward, r.tokens_in, r.tokens_out),
+                *(r.turns, r.tool_calls, r.status),
+            )
             for r in results
             if r.sample == 0
         ]
@@ -180,8 +191,11 @@ def _attempts(results: Iterable[TrialResult], *, best_of_n: bool) -> list[_Attem
     for samples in groups.values():
         first = samples[0]
         clean = [s for s in samples if s.reward is not None]
-        if not clean:
-            attempts.append(_Attempt(first.task_id, first.domain, first.split, None, 0, 0, 0, 0))
+        if not clean:  # a policy error only when the policy failed in every sample
+            status: TrialStatus = (
+                "policy_error" if all(s.status == "policy_error" for s in samples) else "backend_error"
+            )
+            attempts.append(_Attempt(first.task_id, first.domain, first.split, None, 0, 0, 0, 0, status))
             continue
         attempts.append(
             _Attempt(
@@ -201,3 +215,37 @@ def _attempts(results: Iterable[TrialResult], *, best_of_n: bool) -> list[_Attem
 def default_k(tallies: Iterable[TaskTally]) -> int:
     """The default k: the fewest clean trials of any task that has one (so every task counts), at least 1."""
     return min((t.trials for t in tallies if t.trials), default=1)
+
+
+def bootstrap_bounds(
+    rates: Sequence[float], *, level: float = 0.95, resamples: int = 2000, seed: int = 0
+) -> tuple[float, float] | None:
+    """Percentile-bootstrap interval of the mean of per-task rates, resampling tasks, in plain Python.
+
+    The viewer's interval (the server carries no numpy); `trainer.metrics.bootstrap_interval` computes the
+    same statistic with numpy's generator for `groundstate metrics`, so the two bounds agree to within the
+    resampling noise (a few tenths of a point), not to the digit.
+
+    Args:
+        rates: One success rate per task.
+        level: Coverage of the interval.
+        resamples: Bootstrap resamples.
+        seed: Seed of the resampling, so the same rates always give the same interval.
+
+    Returns:
+        `(low, high)`, or None without rates.
+    """
+    if not rates:
+        return None
+    rng, n = random.Random(seed), len(rates)
+    means = sorted(sum(rng.choices(rates, k=n)) / n for _ in range(resamples))
+    tail = (1.0 - level) / 2
+    return _quantile(means, tail), _quantile(means, 1.0 - tail)
+
+
+def _quantile(ordered: Sequence[float], q: float) -> float:
+    """The q-quantile of sorted values, interpolated linearly (numpy's default method)."""
+    position = q * (len(ordered) - 1)
+    low = math.floor(position)
+    high = min(low + 1, len(ordered) - 1)
+    return ordered[low] + (ordered[high] - ordered[low]) * (position - low)

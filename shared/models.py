@@ -59,6 +59,11 @@ class DomainSummary(WireModel):
     description: str
     tools: int = Field(description="Number of tools.")
     tasks: int = Field(description="Number of loaded tasks (built-in and extra).")
+    benchmark: bool = Field(
+        default=True,
+        description="Part of the benchmark; false for a curriculum (`starter`), which headline figures "
+        "(`eval`'s default domains, the viewer's totals) leave out unless it is named.",
+    )
 
 
 ToolKind = Literal["read", "write"]

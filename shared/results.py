@@ -39,6 +39,7 @@ from shared.tasks import Split
 
 __all__ = [
     "RESULTS_FILE",
+    "UNSCORED",
     "CheckOutcome",
     "DiffEntry",
     "DiffKind",
@@ -55,7 +56,9 @@ logger = logging.getLogger(__name__)
 RESULTS_FILE = "results.jsonl"
 """The file name of the results inside a run directory."""
 
-TrialStatus = Literal["scored", "backend_error"]
+TrialStatus = Literal["scored", "backend_error", "policy_error"]
+UNSCORED: tuple[TrialStatus, ...] = ("backend_error", "policy_error")
+"""The statuses of a trial that carries no reward: an infrastructure failure, never the agent's 0."""
 DiffKind = Literal["missing", "wrong", "extra"]
 
 
@@ -101,10 +104,13 @@ class TrialResult(StrictModel):
     policy: str = Field(min_length=1)
     """The policy that acted, e.g. a model name; one run directory normally holds one policy."""
     status: TrialStatus
-    """`scored`: the episode ended and was scored; `backend_error`: the environment failed (sandbox, simulated
-    user, judge, a tool raising unexpectedly), so the trial carries no reward and is left out of metrics."""
+    """`scored`: the episode ended and was scored; `backend_error`: the environment failed (sandbox,
+    simulated user, judge, a tool raising unexpectedly, the time budget); `policy_error`: the policy's own
+    endpoint failed (unreachable, an HTTP error, a context window too small for the task's first prompt), so
+    the model never played. Neither carries a reward: both are left out of the metrics and counted apart,
+    by name."""
     reward: Literal[0, 1] | None = None
-    """1 if every check passed, else 0; null exactly when `status` is `backend_error`."""
+    """1 if every check passed, else 0; null exactly when `status` is `backend_error` or `policy_error`."""
     tokens_in: int = Field(default=0, ge=0)
     """Prompt tokens the policy consumed over the whole episode (summed over its turns)."""
     tokens_out: int = Field(default=0, ge=0)
@@ -135,8 +141,8 @@ class TrialResult(StrictModel):
     def _reward_matches_status(self) -> TrialResult:
         if self.status == "scored" and self.reward is None:
             raise ValueError("a scored trial needs a reward of 0 or 1")
-        if self.status == "backend_error" and self.reward is not None:
-            raise ValueError(f"a backend_error trial carries no reward, got reward={self.reward}")
+        if self.status != "scored" and self.reward is not None:
+            raise ValueError(f"a {self.status} trial carries no reward, got reward={self.reward}")
         return self
 
     @property

@@ -73,8 +73,9 @@ def _metrics_table(console: Console, metrics: Metrics, title: str) -> Renderable
     """The metrics of a run, overall then per domain, in the widest layout that fits the console."""
     k = metrics.k
     # at k = 1, pass@k and pass^k are pass@1 again: listed once
-    columns = ["group", "tasks", "trials", "backend err", "pass@1", "95% CI"]
-    columns += [f"pass@{k}", f"pass^{k}"] if k > 1 else []
+    policy_errors = metrics.policy_errors > 0  # a column only when there are any: named, never a silent 0
+    columns = ["group", "tasks", "trials", "backend err", *(["policy err"] if policy_errors else [])]
+    columns += ["pass@1", "95% CI", *([f"pass@{k}", f"pass^{k}"] if k > 1 else [])]
     columns += [f"{k}/{k} tasks", "solved ≥1", "turns", "tool calls", "tokens in", "tokens out"]
     if metrics.cost is not None:
         columns += ["$/success", "$/reliable task"]
@@ -86,6 +87,7 @@ def _metrics_table(console: Console, metrics: Metrics, title: str) -> Renderable
             str(m.tasks),
             str(m.trials),
             str(m.backend_errors),
+            *([str(m.policy_errors)] if policy_errors else []),
             _pct(m.pass_at_1),
             f"{ci.low * 100:.1f}–{ci.high * 100:.1f}%" if ci else "—",
             *([_pct(m.pass_at_k), _pct(m.pass_hat_k)] if k > 1 else []),
@@ -216,7 +218,13 @@ PolicyOpt = Annotated[
 OutOpt = Annotated[
     Path, typer.Option("--out", help="Run directory (results.jsonl, run.json); reruns resume.")
 ]
-DomainsOpt = Annotated[str | None, typer.Option("--domains", help="Comma-separated domains (default: all).")]
+DomainsOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--domains",
+        help="Comma-separated domains (default: the benchmark's; a curriculum like starter only if named).",
+    ),
+]
 TasksOpt = Annotated[str | None, typer.Option("--tasks", help="Comma-separated task ids (default: all).")]
 LimitOpt = Annotated[
     int | None, typer.Option("--limit", min=1, help="At most N tasks per domain (first by id).")
@@ -272,19 +280,34 @@ def _campaign(options: Mapping[str, Any]) -> CampaignSummary:
     typer.echo(
         f"{summary.run} trials run in {summary.elapsed_s:.1f} s ({summary.rollouts} episodes, "
         f"{summary.retries} retries), {summary.skipped} already done\n"
-        f"{summary.successes} solved, {summary.backend_errors} backend errors\n"
+        f"{summary.successes} solved, {summary.backend_errors} backend errors, "
+        f"{summary.policy_errors} policy errors\n"
         f"results: {out / 'results.jsonl'}"
     )
     try:
         _print_metrics(compute_metrics(read_results(out)), str(out))
     except MixedGradingError as exc:
         typer.echo(f"no metrics: {exc}", err=True)
-    if summary.backend_errors:
-        typer.echo(
-            f"{summary.backend_errors} trials ended in backend errors (not counted); rerun the same command "
-            "to retry them."
-        )
+    _print_errors(summary)
+    if summary.stopped:
+        typer.echo(f"error: {summary.stopped}", err=True)
+        raise typer.Exit(1)
     return summary
+
+
+def _print_errors(summary: CampaignSummary) -> None:
+    """Name what the unscored trials failed on: a policy that never ran must not read as a 0% agent."""
+    if summary.policy_errors:
+        typer.echo(
+            f"{summary.policy_errors} trials ended in policy errors: the policy's endpoint failed and "
+            "the model never played (not counted in pass@1)."
+        )
+    if summary.backend_errors:
+        typer.echo(f"{summary.backend_errors} trials ended in backend errors (not counted).")
+    if summary.policy_errors or summary.backend_errors:
+        for cause, count in sorted(summary.error_causes.items(), key=lambda item: -item[1])[:3]:
+            typer.echo(f"  {count} x {cause}")
+        typer.echo("Fix the cause, then rerun the same command to retry them.")
 
 
 def _split(value: str) -> str | None:

@@ -6,7 +6,10 @@ A campaign (`run_campaign`, CLI `groundstate eval` / `groundstate probe`):
    killed or partly failed campaign: only missing trials and trials that ended in a backend error run;
 3. runs the remaining trials through `trainer.rollout`, at most `concurrency` episodes at a time; a rollout
    ending in a backend error (server, policy endpoint, timeout) is retried up to `retries` times with
-   exponential backoff, and if it still fails it is recorded as `backend_error` (left out of the metrics);
+   exponential backoff, and if it still fails it is recorded as `backend_error`, or `policy_error` when the
+   policy's own endpoint failed (both left out of the metrics, counted apart and named in the summary);
+   once `EARLY_STOP_AFTER` trials have run and most of them were policy errors, the campaign stops early
+   (the trials not yet started are left for a rerun) and the summary says why;
 4. appends each trial's `TrialResult` to `results.jsonl` as soon as it finishes (fsynced), and keeps
    `run.json` (the config and every invocation's summary).
 
@@ -45,7 +48,9 @@ from trainer.best_of import (
     state_signature,
 )
 from trainer.policies import Policy, load_policy
+from trainer.policies.context import estimated_prompt_tokens
 from trainer.policies.local import portable_spec
+from trainer.progress import PlainProgress
 from trainer.results import TrialResult, append_jsonl, append_result, read_results, results_path
 from trainer.retry import EpisodeLimits, RetrySettings, run_with_retries
 from trainer.rollout import run_rollout
@@ -68,6 +73,9 @@ __all__ = [
 RUN_FILE = "run.json"
 """The campaign's config and invocation history, inside the run directory."""
 
+EARLY_STOP_AFTER = 8
+"""Trials an invocation runs before it may stop early because most of them were policy errors."""
+
 
 class CampaignError(RuntimeError):
     """A campaign that cannot run as asked (unknown domain or task, a run directory of another campaign)."""
@@ -81,7 +89,8 @@ class CampaignConfig(EpisodeLimits, RetrySettings):
     server: str = DEFAULT_SERVER_URL
     """The server's base URL."""
     domains: list[str] = Field(default_factory=list)
-    """Domains to take tasks from; all of the server's if empty."""
+    """Domains to take tasks from; if empty, the server's benchmark domains (a curriculum such as `starter`
+    only when named, or when `tasks` names its tasks)."""
     split: Split | None = "test"
     """The split to take tasks from; both if null."""
     tasks: list[str] = Field(default_factory=list)
@@ -130,6 +139,13 @@ class CampaignSummary(StrictModel):
     """Trials run by this invocation that scored 1."""
     backend_errors: int = 0
     """Trials run by this invocation that still ended in a backend error."""
+    policy_errors: int = 0
+    """Trials run by this invocation whose policy endpoint failed (the model never played)."""
+    error_causes: dict[str, int] = Field(default_factory=dict)
+    """The messages of the backend and policy errors (truncated), each with how many trials ended in it."""
+    stopped: str | None = None
+    """Why the invocation stopped before running every pending trial (most trials were policy errors);
+    null when it ran them all."""
     peak_running: int = 0
     """Most episodes that ran at once."""
     elapsed_s: float = 0.0
@@ -162,6 +178,7 @@ async def run_campaign(
     api_key: str | None = None,
     console: Console | None = None,
     progress: bool = True,
+    progress_every_s: float = 30.0,
 ) -> CampaignSummary:
     """Run (or resume) a campaign, streaming results to `run_dir/results.jsonl`.
 
@@ -171,7 +188,9 @@ async def run_campaign(
         policy: A ready policy instance; by default `config.policy` is loaded (and closed at the end).
         api_key: The server's bearer key, if it needs one.
         console: Where the progress bar goes (stderr by default).
-        progress: Show the progress bar.
+        progress: Show progress: Rich's bar on a terminal, else a plain line every `progress_every_s`
+            seconds and at the end (`trainer.progress`), for a log file.
+        progress_every_s: Seconds between the plain lines.
 
     Returns:
         What this invocation did.
@@ -192,16 +211,29 @@ async def run_campaign(
     )
     try:
         tasks = await _select_tasks(client, config)
+        await _check_context(client, active, tasks)
         _write_run(directory, record)
         campaign = _Campaign(config, directory, active, client, tasks)
         jobs = campaign.pending()
-        with campaign.progress_bar(console or Console(stderr=True), progress):
+        out = console or Console(stderr=True)
+        plain = progress and not out.is_terminal
+        with campaign.progress_bar(out, progress and not plain):
+            if plain:
+                campaign.plain = PlainProgress(
+                    policy_label(config.policy),
+                    campaign.summary.planned,
+                    done=campaign.summary.skipped,
+                    every_s=progress_every_s,
+                    stream=out.file,
+                )
             try:
                 async with asyncio.TaskGroup() as group:
                     for job in jobs:
                         group.create_task(campaign.trial(*job))
             except ExceptionGroup as failed:  # a configuration error stops the campaign; results so far stay
                 raise failed.exceptions[0] from failed
+            if campaign.plain is not None:
+                campaign.plain.write()
         summary = campaign.summary
     finally:
         await client.aclose()
@@ -234,6 +266,28 @@ def _open_run(directory: Path, config: CampaignConfig) -> _RunRecord:
     return record
 
 
+async def _check_context(client: AsyncGroundstateClient, policy: Policy, tasks: list[TaskPublic]) -> None:
+    """Refuse a campaign whose every trial of a domain would be a policy error: its prompt cannot fit.
+
+    Raises:
+        CampaignError: The policy's endpoint reports a context window smaller than a selected domain's
+            first prompt (estimated from below: `trainer.policies.context`).
+    """
+    window = await policy.context_window()
+    if window is None:
+        return
+    for name in sorted({t.domain for t in tasks}):
+        domain = await client.domain(name)
+        needed = estimated_prompt_tokens(domain.policy, domain.tools)
+        if needed > window:
+            raise CampaignError(
+                f"the policy's endpoint serves a context of {window} tokens, but domain {name}'s first "
+                f"prompt (its policy and tool schemas) takes at least {needed:,} tokens: every trial would "
+                "fail. Serve the model with a larger context (llama.cpp: --ctx-size / --n_ctx; vLLM: "
+                "--max-model-len); docs/evaluation/index.md lists each domain's need."
+            )
+
+
 def _write_run(directory: Path, record: _RunRecord) -> None:
     directory.mkdir(parents=True, exist_ok=True)
     temporary = directory / f".{RUN_FILE}.tmp"
@@ -242,26 +296,34 @@ def _write_run(directory: Path, record: _RunRecord) -> None:
 
 
 async def _select_tasks(client: AsyncGroundstateClient, config: CampaignConfig) -> list[TaskPublic]:
-    known = [d.name for d in await client.domains()]
+    catalogue = await client.domains()
+    known = [d.name for d in catalogue]
+    benchmark = [d.name for d in catalogue if d.benchmark]
     unknown = [d for d in config.domains if d not in known]
     if unknown:
         raise CampaignError(f"unknown domains {', '.join(unknown)}; the server has: {', '.join(known)}")
     wanted = set(config.tasks)
     selected: list[TaskPublic] = []
-    for domain in config.domains or known:
+    # tasks named by id name their domains: a curriculum's too
+    domains = config.domains or (known if wanted else benchmark)
+    for domain in domains:
         found = sorted(await client.tasks(domain=domain, split=config.split), key=lambda t: t.id)
         if wanted:
             found = [t for t in found if t.id in wanted]
         selected += found[: config.limit] if config.limit else found
     missing = sorted(wanted - {t.id for t in selected})
     if missing:
-        where = f"domains {', '.join(config.domains or known)}, split {config.split or 'any'}"
+        where = f"domains {', '.join(domains)}, split {config.split or 'any'}"
         raise CampaignError(f"tasks not found in {where}: {', '.join(missing)}")
     if not selected:
         raise CampaignError(
             f"no task matches (domains {config.domains or 'all'}, split {config.split or 'any'})"
         )
     return selected
+
+
+class _Stopped(Exception):
+    """Raised in a trial that was about to start after the campaign stopped early."""
 
 
 class _Campaign:
@@ -290,6 +352,8 @@ class _Campaign:
         self.summary = CampaignSummary(tasks=len(tasks), planned=len(tasks) * config.trials)
         self.running = 0
         self.outcomes: dict[str, list[int]] = {}
+        self.stop: str | None = None
+        self.plain: PlainProgress | None = None
         self._progress: Progress | None = None
         self._bar: Any = None
 
@@ -323,21 +387,40 @@ class _Campaign:
     # -- running ---------------------------------------------------------------------------------------------
 
     async def trial(self, task: TaskPublic, trial: int) -> None:
-        """Run one trial (all its candidates for best-of-N) and record it."""
-        if self.config.select == "first-success-verified":
-            line = await self._first_success(task, trial)
-        elif self.config.select == "majority":
-            line = await self._majority(task, trial)
-        else:
-            line = await self._rollout(task, trial, 0)
-            append_result(self.results_file, line)
+        """Run one trial (all its candidates for best-of-N) and record it; nothing once the campaign stops."""
+        try:
+            if self.config.select == "first-success-verified":
+                line = await self._first_success(task, trial)
+            elif self.config.select == "majority":
+                line = await self._majority(task, trial)
+            else:
+                line = await self._rollout(task, trial, 0)
+                append_result(self.results_file, line)
+        except _Stopped:
+            return
         self.summary.run += 1
-        if line.status == "backend_error":
-            self.summary.backend_errors += 1
-        else:
+        if line.status == "scored":
             self.summary.successes += line.reward or 0
             self.outcomes.setdefault(task.id, []).append(line.reward or 0)
+        else:
+            self._count_error(line)
         self._update(advance=1)
+
+    def _count_error(self, line: TrialResult) -> None:
+        """Count an unscored trial and its cause; stop the campaign when most trials are policy errors."""
+        summary = self.summary
+        if line.status == "policy_error":
+            summary.policy_errors += 1
+        else:
+            summary.backend_errors += 1
+        cause = (line.error or "(no message)")[:300]
+        summary.error_causes[cause] = summary.error_causes.get(cause, 0) + 1
+        if self.stop is None and summary.run >= EARLY_STOP_AFTER and 2 * summary.policy_errors > summary.run:
+            self.stop = (
+                f"stopped early: {summary.policy_errors} of {summary.run} trials failed in the policy's "
+                f"endpoint, not in the agent; the latest cause: {cause}"
+            )
+            summary.stopped = self.stop
 
     async def _first_success(self, task: TaskPublic, trial: int) -> TrialResult:
         lines: list[TrialResult] = []
@@ -383,6 +466,8 @@ class _Campaign:
         async def attempt(number: int) -> RolloutResult:
             self.summary.retries += 1 if number else 0
             async with self.semaphore:
+                if self.stop is not None:
+                    raise _Stopped
                 self.running += 1
                 self.summary.peak_running = max(self.summary.peak_running, self.running)
                 self._update()
@@ -414,17 +499,21 @@ class _Campaign:
         return self._progress
 
     def _update(self, advance: int = 0) -> None:
-        if self._progress is None:
+        if self._progress is None and self.plain is None:
             return
         rates = [sum(v) / len(v) for v in self.outcomes.values() if v]
         label = "pass@1" if self.config.samples == 1 else f"best-of-{self.config.samples}"
         rate = f"{label} {sum(rates) / len(rates):.1%}" if rates else f"{label} —"
-        errors = self.summary.backend_errors
+        errors = self.summary.backend_errors + self.summary.policy_errors
+        if self.plain is not None:
+            self.plain.update(advance=advance, running=self.running, errors=errors, rate=rate)
+        if self._progress is None:
+            return
         self._progress.update(
             self._bar,
             advance=advance,
             running=self.running,
-            errors=f" · {errors} errors" if errors else "",  # backend errors, shown once there is one
+            errors=f" · {errors} errors" if errors else "",  # backend and policy errors, once there is one
             rate=rate,
         )
 

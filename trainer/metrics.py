@@ -118,8 +118,10 @@ class GroupMetrics(StrictModel):
     """Clean trials with reward 1."""
     backend_errors: int
     """Trials that ended in a backend error."""
+    policy_errors: int = 0
+    """Trials whose policy endpoint failed (the model never played); excluded like backend errors."""
     tasks_without_clean_trials: int
-    """Tasks whose every trial was a backend error (left out of `tasks`)."""
+    """Tasks whose every trial was a backend or policy error (left out of `tasks`)."""
     pass_at_1: float | None = Field(serialization_alias="pass@1")
     """Mean over tasks of the success rate."""
     pass_at_1_ci95: Interval | None = Field(serialization_alias="pass@1_ci95")
@@ -246,6 +248,7 @@ def group_metrics(
         trials=trials,
         successes=successes,
         backend_errors=sum(t.backend_errors for t in tallies),
+        policy_errors=sum(t.policy_errors for t in tallies),
         tasks_without_clean_trials=len(tallies) - len(clean),
         pass_at_1=_ratio(sum(rates), len(rates)),
         pass_at_1_ci95=bootstrap_interval(rates, resamples=resamples, seed=seed),

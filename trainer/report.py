@@ -47,7 +47,9 @@ h2{font-size:1.2rem;margin-top:2rem;border-bottom:1px solid #d0d7de;padding-bott
 th,td{border:1px solid #d0d7de;padding:.3rem .6rem;text-align:right}th{background:#f6f8fa}
 td:first-child,th:first-child{text-align:left}.pos{color:#1a7f37;font-weight:600}
 .neg{color:#cf222e;font-weight:600}.plots{display:flex;flex-wrap:wrap;gap:1rem;align-items:flex-start}
-.plots svg{max-width:560px;height:auto}.note{color:#59636e;font-size:.85rem}ul.ids{columns:3;font-size:.85rem}
+.plots svg{max-width:560px;height:auto}
+.warn{background:#fff8c5;border:1px solid #d4a72c;padding:.5rem .8rem}
+.note{color:#59636e;font-size:.85rem}ul.ids{columns:3;font-size:.85rem}
 """
 
 _Row = tuple[str, Callable[[GroupMetrics], float | int | None], str, int]
@@ -63,6 +65,7 @@ _HEADLINE: list[_Row] = [
     ("tasks", lambda m: m.tasks, "int", 0),
     ("clean trials", lambda m: m.trials, "int", 0),
     ("backend errors", lambda m: m.backend_errors, "int", -1),
+    ("policy errors", lambda m: m.policy_errors, "int", -1),
     ("mean turns", lambda m: m.mean_turns, "num", 0),
     ("mean tool calls", lambda m: m.mean_tool_calls, "num", 0),
     ("mean tokens in", lambda m: m.mean_tokens_in, "num", 0),
@@ -117,7 +120,10 @@ def write_report(
         else None
     )
     k_max = k_max or k
-    if base_tallies is not None and not {t.task_id for t in tallies} & {t.task_id for t in base_tallies}:
+    ids = {t.task_id for t in tallies}
+    base_ids = {t.task_id for t in base_tallies} if base_tallies is not None else ids
+    common = ids & base_ids
+    if not common:
         base_metrics = None  # no task in common: a Δ between them would compare nothing with nothing
     policies = ", ".join(sorted({r.policy for r in results})) or "—"
     title = f"groundstate report — {run_path.name}"
@@ -126,7 +132,26 @@ def write_report(
         f"{metrics.k} · generated {datetime.now(UTC):%Y-%m-%d %H:%M} UTC"
         + (f" · baseline: {escape(Path(baseline_dir).name)}" if baseline_dir is not None else "")
         + "</p>",
-        "<h2>Headline</h2>" + _headline(metrics, base_metrics),
+        _policy_warning(metrics, results),
+    ]
+    if base_results is not None and common and ids != base_ids:
+        # different task sets: the Δ that means something is the one over the tasks both runs played
+        sections.append(_overlap_warning(ids, base_ids))
+        overlap = compute_metrics(
+            [r for r in results if r.task_id in common], k=k, pricing=pricing, pool_grading_versions=pool
+        )
+        base_overlap = compute_metrics(
+            [r for r in base_results if r.task_id in common], k=k, pricing=pricing, pool_grading_versions=pool
+        )
+        sections.append(f"<h2>Headline on the {len(common)} tasks in both runs</h2>")
+        sections.append(_headline(overlap, base_overlap))
+        sections.append("<h2>Headline on every task of each run</h2>" + _headline(metrics, base_metrics))
+    elif base_results is not None and not common:
+        sections.append(_overlap_warning(ids, base_ids))
+        sections.append("<h2>Headline</h2>" + _headline(metrics, base_metrics))
+    else:
+        sections.append("<h2>Headline</h2>" + _headline(metrics, base_metrics))
+    sections += [
         "<h2>Per domain</h2>" + _domain_table(metrics, base_metrics),
         "<h2>pass@k and pass^k</h2>" + _curves(tallies, base_tallies, k_max),
         "<h2>Difficulty bands</h2>" + _bands(tallies, min_trials),
@@ -146,6 +171,37 @@ def write_report(
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_text(page, encoding="utf-8")
     return target
+
+
+def _policy_warning(metrics: Metrics, results: Sequence[TrialResult]) -> str:
+    """A warning at the top when the policy's endpoint failed: the model never played those trials."""
+    if not metrics.policy_errors:
+        return ""
+    causes = Counter((r.error or "(no message)")[:200] for r in results if r.status == "policy_error")
+    cause, count = causes.most_common(1)[0]
+    return (
+        f"<p class='warn' id='policy-errors'><strong>{metrics.policy_errors} trials ended in policy "
+        "errors</strong>"
+        " — the policy's endpoint failed and the model never played them; they are left out of every figure"
+        f" below. Most common cause ({count}): <code>{escape(cause)}</code></p>"
+    )
+
+
+def _overlap_warning(ids: set[str], base_ids: set[str]) -> str:
+    """A warning at the top when the two runs played different tasks: their whole-run figures differ."""
+    common = ids & base_ids
+    return (
+        "<p class='warn' id='overlap'><strong>The runs played different task sets:</strong> "
+        f"{len(common)} tasks in both, {len(ids - base_ids)} only in this run, {len(base_ids - ids)} only "
+        "in the baseline. "
+        + (
+            "The first headline compares the two on the tasks in common; the whole-run figures measure "
+            "different tasks."
+            if common
+            else "No task in common: no Δ is shown."
+        )
+        + "</p>"
+    )
 
 
 def _fmt(value: float | int | None, kind: str) -> str:
@@ -207,6 +263,7 @@ def _domain_table(m: Metrics, base: Metrics | None) -> str:
             _fmt(d.tasks, "int"),
             _fmt(d.trials, "int"),
             _fmt(d.backend_errors, "int"),
+            _fmt(d.policy_errors, "int"),
             _fmt(d.pass_at_1, "pct") + (f" [{ci.low * 100:.1f}, {ci.high * 100:.1f}]" if ci else ""),
             *([_fmt(d.pass_at_k, "pct"), _fmt(d.pass_hat_k, "pct")] if m.k > 1 else []),
             f"{d.observed_k_of_k} / {d.tasks_with_k_trials}",
@@ -219,7 +276,7 @@ def _domain_table(m: Metrics, base: Metrics | None) -> str:
                 _delta(d.observed_k_of_k, b.observed_k_of_k if b else None, "int"),
             ]
         rows.append(row)
-    header = ["domain", "tasks", "trials", "backend errors", "pass@1 [95%]"]
+    header = ["domain", "tasks", "trials", "backend errors", "policy errors", "pass@1 [95%]"]
     header += [f"pass@{m.k}", f"pass^{m.k}"] if m.k > 1 else []
     header += ["k/k", "solved ≥ 1"] + (["Δ pass@1", "Δ k/k tasks"] if base else [])
     return _table(header, rows)
@@ -262,7 +319,8 @@ def _curves(tallies: Sequence[TaskTally], base: Sequence[TaskTally] | None, k_ma
     ax.set(xlabel="k", ylabel="%", ylim=(0, 100), xlim=(0.5, k_max + 0.5), title="pass@k and pass^k")
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.grid(alpha=0.3)
-    ax.legend(fontsize=8)
+    if ax.get_legend_handles_labels()[0]:  # no curve when no trial was clean (every one an error)
+        ax.legend(fontsize=8)
     note = "<p class='note'>Averaged over the tasks with at least k clean trials.</p>"
     return f"<div class='plots'>{_svg(fig)}</div>{note}"
 
@@ -306,12 +364,15 @@ def _failures(results: Sequence[TrialResult]) -> str:
         [[escape(t), str(c["missing"]), str(c["wrong"]), str(c["extra"])] for t, c in table_rows],
     )
     check_html = _table(["failed check", "trials"], [[escape(k), str(v)] for k, v in checks.most_common()])
-    errors = Counter((r.error or "(no message)")[:160] for r in single if r.status == "backend_error")
-    error_html = _table(["backend error", "trials"], [[escape(e), str(n)] for e, n in errors.most_common(10)])
+    errors = Counter((r.status, (r.error or "(no message)")[:160]) for r in single if r.status != "scored")
+    error_html = _table(
+        ["outcome", "cause", "trials"],
+        [[escape(s.replace("_", " ")), escape(e), str(n)] for (s, e), n in errors.most_common(10)],
+    )
     return (
         f"<p>{len(failed)} failed of {sum(1 for r in single if r.reward is not None)} clean trials.</p>"
         f"<h3>State differences per table</h3>{diff_html}<h3>Failed checks</h3>{check_html}"
-        f"<h3>Backend errors (excluded from the metrics)</h3>{error_html}"
+        f"<h3>Backend and policy errors (excluded from the metrics)</h3>{error_html}"
     )
 
 

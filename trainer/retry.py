@@ -1,7 +1,8 @@
 """How the trainer's episodes run and are retried: declared once for `eval`, `probe`, `train local` and Verl.
 
-A backend failure (the server restarting, a policy endpoint timing out, the user's LLM down) says nothing
-about the policy, so an episode that ends in `backend_error` is rerun and never scored as a failure. Every
+A backend failure (the server restarting, the user's LLM down) or a policy failure (the policy's endpoint
+timing out) says nothing about what the policy can do, so an episode that ends in `backend_error` or
+`policy_error` is rerun and never scored as a failure. Every
 command that plays episodes reads the same settings (`EpisodeLimits`: turns, time, user; `RetrySettings`:
 reruns and their backoff) by inheriting these models, so the fields keep one name, one default and one
 meaning in every config, recipe and command line; and reruns go through `run_with_retries`, one loop for
@@ -94,20 +95,21 @@ async def run_with_retries(
     attempt: Callable[[int], Awaitable[RolloutResult]],
     on_backend_error: Callable[[int, RolloutResult], None] | None = None,
 ) -> tuple[RolloutResult, int]:
-    """Run an episode until it ends in something other than a backend error, or the reruns are used up.
+    """Run an episode until it is scored (not a backend or policy error), or the reruns are used up.
 
     Args:
         settings: How many reruns, and the backoff before each.
         attempt: Plays one attempt; called with its number (0 for the first).
-        on_backend_error: Told of each attempt that ended in a backend error (its number and result).
+        on_backend_error: Told of each attempt that ended unscored, in a backend or policy error (its number
+            and result).
 
     Returns:
-        The last attempt's result (a backend error only if every attempt was one) and its number.
+        The last attempt's result (unscored only if every attempt was) and its number.
     """
     number = 0
     while True:
         result = await attempt(number)
-        if result.status != "backend_error":
+        if result.status == "scored":
             return result, number
         if on_backend_error is not None:
             on_backend_error(number, result)

@@ -14,10 +14,13 @@ The rollout is a state machine with one handler per state:
             server refuses as too large: the agent's mistake, scored as it stands)
     SCORE   score the episode                                                           -> DONE
 
-Backend failures (a retriable `ApiError`, a `TransportError`, a `PolicyError` from the policy's endpoint)
-and an episode that exceeds its time budget end the rollout with status `backend_error` and no reward; the
-unscored episode is disposed of. Other client errors (4xx: unknown task, bad credentials) are configuration
-mistakes and are raised. Everything is recorded: every turn with its tokens and latency, every event.
+Backend failures (a retriable `ApiError`, a `TransportError`) and an episode that exceeds its time budget
+end the rollout with status `backend_error` and no reward; a `PolicyError` from the policy's endpoint, and a
+context overflow before the policy produced its first turn (the task's prompt does not fit the model's
+context window), end it with status `policy_error` and no reward: the model never played, so the trial is
+not the agent's 0. Either way the unscored episode is disposed of. Other client errors (4xx: unknown task,
+bad credentials) are configuration mistakes and are raised. Everything is recorded: every turn with its
+tokens and latency, every event.
 """
 
 from __future__ import annotations
@@ -168,7 +171,7 @@ class _Rollout:
                 EndReason.TIMEOUT, f"episode timed out after {self.config.timeout_s:g} s in {self.state}"
             )
         except PolicyError as exc:
-            self._fail(EndReason.BACKEND_ERROR, f"policy {self.policy.name}: {exc}")
+            self._fail(EndReason.POLICY_ERROR, f"policy {self.policy.name}: {exc}")
         except ClientError as exc:
             if not exc.retriable:
                 await self._dispose()
@@ -223,6 +226,8 @@ class _Rollout:
         try:
             turn = await self.bound.respond(list(self.messages), self.tools)
         except ContextOverflowError as exc:
+            if not self.turns:  # the task's first prompt does not fit: the model never played
+                raise PolicyError(f"the first prompt does not fit the model's context: {exc}") from exc
             self.end_reason, self.note = EndReason.CONTEXT_OVERFLOW, str(exc)
             return RolloutState.SCORE
         except PolicyError:
@@ -330,10 +335,12 @@ class _Rollout:
         return RolloutState.DONE
 
     def _result(self) -> RolloutResult:
-        failed = self.end_reason in (EndReason.BACKEND_ERROR, EndReason.TIMEOUT)
+        failed = self.end_reason in (EndReason.BACKEND_ERROR, EndReason.TIMEOUT, EndReason.POLICY_ERROR)
         score = self.score
         if failed or score is None or score.status == "backend_error":
-            status: TrialStatus = "backend_error"
+            status: TrialStatus = (
+                "policy_error" if self.end_reason is EndReason.POLICY_ERROR else "backend_error"
+            )
             reward: Literal[0, 1] | None = None
             error = self.note if failed or score is None else f"server scoring: {score.error}"
         else:

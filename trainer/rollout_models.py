@@ -34,7 +34,10 @@ class EndReason(StrEnum):
     CONTEXT_OVERFLOW = "context_overflow"
     """The conversation outgrew the model's context."""
     BACKEND_ERROR = "backend_error"
-    """The server or the policy's endpoint failed."""
+    """The server failed (sandbox, simulated user, judge, scoring)."""
+    POLICY_ERROR = "policy_error"
+    """The policy's endpoint failed, or the task's first prompt did not fit the model's context: the model
+    never played."""
     TIMEOUT = "timeout"
     """The episode exceeded its time budget."""
     INVALID_MESSAGE = "invalid_message"
@@ -82,9 +85,10 @@ class RolloutResult(StrictModel):
     episode_id: str | None = None
     """The server's episode id; null when the episode never started."""
     status: TrialStatus
-    """`scored`, or `backend_error` (server, policy endpoint or timeout failure: no reward)."""
+    """`scored`, `backend_error` (server or timeout failure) or `policy_error` (the policy's endpoint failed):
+    the last two carry no reward."""
     reward: Literal[0, 1] | None = None
-    """The server's reward; null exactly for a backend error."""
+    """The server's reward; null exactly for a backend or policy error."""
     end_reason: EndReason
     """Why the conversation ended."""
     error: str | None = None

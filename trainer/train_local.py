@@ -91,8 +91,13 @@ class TrainError(RuntimeError):
 class LocalTrainConfig(EpisodeLimits, RetrySettings):
     """A single-machine GRPO run (episode limits and retries inherited, as for `eval` and Verl)."""
 
-    pool: Path
-    """The training pool (`groundstate select ... --out POOL.json`): train-split tasks only."""
+    pool: Path | None = None
+    """The training pool (`groundstate select ... --out POOL.json`): train-split tasks only. Without one,
+    `tasks` or `domains` name the train tasks directly (no probe, no selection)."""
+    tasks: list[str] = Field(default_factory=list)
+    """Train task ids to train on, instead of a pool."""
+    domains: list[str] = Field(default_factory=list)
+    """Domains whose every train task to train on, instead of a pool (e.g. `starter`)."""
     out: Path
     """The output directory."""
     steps: int = Field(ge=1)
@@ -136,6 +141,12 @@ class LocalTrainConfig(EpisodeLimits, RetrySettings):
     """torch CPU threads; torch's default if null."""
     tool_format: ToolFormatName = "auto"
     """How the model writes tool calls; `auto` reads its chat template (docs/training/chat-formats.md)."""
+
+    @model_validator(mode="after")
+    def _one_source_of_tasks(self) -> LocalTrainConfig:
+        if (self.pool is None) == (not self.tasks and not self.domains):
+            raise ValueError("pool: give a pool (--pool), or tasks (--tasks) and/or domains (--domains)")
+        return self
 
     @model_validator(mode="after")
     def _minting_needs_the_curriculum(self) -> LocalTrainConfig:
@@ -400,16 +411,26 @@ def _step_log(
     )
 
 
-def _pool_tasks(config: LocalTrainConfig) -> list[str]:
-    try:
-        pool = Pool.read(config.pool)
-    except (OSError, ValueError) as exc:
-        raise TrainError(f"cannot read the pool {config.pool}: {exc}") from exc
-    tasks = sorted({t.task_id for t in pool.tasks})
+def _pool_tasks(config: LocalTrainConfig, served: dict[str, str]) -> list[str]:
+    """The run's train tasks: the pool's, or those `tasks` and `domains` name among the server's."""
+    if config.pool is not None:
+        try:
+            pool = Pool.read(config.pool)
+        except (OSError, ValueError) as exc:
+            raise TrainError(f"cannot read the pool {config.pool}: {exc}") from exc
+        tasks, source = sorted({t.task_id for t in pool.tasks}), f"the pool {config.pool}"
+        hint = "lower it or keep more bands in `groundstate select`"
+    else:
+        known = set(served.values())
+        unknown = sorted(set(config.domains) - known)
+        if unknown:
+            raise TrainError(f"no train task of domain {', '.join(unknown)} on {config.server} (it has: "
+                             f"{', '.join(sorted(known))})")  # fmt: skip
+        tasks = sorted(set(config.tasks) | {t for t, d in served.items() if d in config.domains})
+        source, hint = "--tasks/--domains", "lower it or name more tasks"
     if len(tasks) < config.tasks_per_step:
         raise TrainError(
-            f"the pool {config.pool} holds {len(tasks)} tasks, fewer than --tasks-per-step "
-            f"{config.tasks_per_step}: lower it or keep more bands in `groundstate select`"
+            f"{source} holds {len(tasks)} tasks, fewer than --tasks-per-step {config.tasks_per_step}: {hint}"
         )
     return tasks
 
@@ -432,14 +453,17 @@ def _curriculum(config: LocalTrainConfig, tasks: list[str], served: dict[str, st
     return Curriculum.start(tasks, settings)
 
 
-async def _check_server(config: LocalTrainConfig, tasks: list[str], api_key: str | None) -> dict[str, str]:
-    """The server's train tasks, with their domains; a pool task it lacks stops the run."""
+async def _served_tasks(config: LocalTrainConfig, api_key: str | None) -> dict[str, str]:
+    """The server's train tasks, with their domains."""
     async with AsyncGroundstateClient(config.server, api_key=api_key) as client:
-        served = {t.id: t.domain for t in await client.tasks(split="train")}
+        return {t.id: t.domain for t in await client.tasks(split="train")}
+
+
+def _check_served(config: LocalTrainConfig, tasks: list[str], served: dict[str, str]) -> None:
+    """A task the server does not serve as a train task stops the run (a test task never trains)."""
     missing = [t for t in tasks if t not in served]
     if missing:
         raise TrainError(f"the server at {config.server} has no train task {', '.join(missing[:5])}")
-    return served
 
 
 async def _minter(config: LocalTrainConfig, domains: list[str], api_key: str | None) -> Minter | None:
@@ -483,8 +507,9 @@ def train_local(
         raise TrainError(
             f"--micro-batch {config.micro_batch} must divide tasks-per-step x episodes-per-task = {rows}"
         )
-    tasks = _pool_tasks(config)
-    served = asyncio.run(_check_server(config, tasks, api_key))
+    served = asyncio.run(_served_tasks(config, api_key))
+    tasks = _pool_tasks(config, served)
+    _check_served(config, tasks, served)
     minter = asyncio.run(_minter(config, sorted({served[t] for t in tasks}), api_key))
 
     os.environ.setdefault("TRL_EXPERIMENTAL_SILENCE", "1")

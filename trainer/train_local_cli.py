@@ -20,9 +20,18 @@ __all__ = ["local_command"]
 
 
 def local_command(
-    pool: Annotated[Path, typer.Option("--pool", help="Training pool from `groundstate select` (JSON).")],
     steps: Annotated[int, typer.Option("--steps", min=1, help="Optimizer steps.")],
     out: Annotated[Path, typer.Option("--out", help="Output directory (log, checkpoints, final/).")],
+    pool: Annotated[
+        Path | None, typer.Option("--pool", help="Training pool from `groundstate select` (JSON).")
+    ] = None,
+    tasks: Annotated[
+        str | None, typer.Option("--tasks", help="Comma-separated train task ids, instead of a pool.")
+    ] = None,
+    domains: Annotated[
+        str | None,
+        typer.Option("--domains", help="Comma-separated domains: all their train tasks, instead of a pool."),
+    ] = None,
     model: Annotated[
         str, typer.Option("--model", help="smollm2, or a transformers model directory (e.g. a checkpoint).")
     ] = "smollm2",
@@ -81,11 +90,13 @@ def local_command(
     user: Annotated[str | None, typer.Option("--user", help="Simulated user: scripted or llm.")] = None,
     quiet: QuietOpt = False,
 ) -> None:
-    """Train a local model with GRPO (TRL) on a pool's tasks, playing every episode on the server."""
+    """Train a local model with GRPO (TRL) on a pool's tasks, or on --tasks/--domains, on the server."""
     try:
         config = LocalTrainConfig.model_validate(
             dict(
                 pool=pool,
+                tasks=[t.strip() for t in (tasks or "").split(",") if t.strip()],
+                domains=[d.strip() for d in (domains or "").split(",") if d.strip()],
                 out=out,
                 steps=steps,
                 model=model,

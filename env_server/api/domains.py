@@ -3,12 +3,13 @@
 from fastapi import APIRouter
 
 from env_server.api.deps import RegistryDep
+from env_server.api.responses import COMMON, error_responses
 from shared.models import DomainDetail, DomainSummary
 
 router = APIRouter(prefix="/v1/domains", tags=["domains"])
 
 
-@router.get("", operation_id="domains-list")
+@router.get("", operation_id="domains-list", responses=error_responses(*COMMON))
 def list_domains(registry: RegistryDep) -> list[DomainSummary]:
     """Every installed domain."""
     return [
@@ -17,12 +18,13 @@ def list_domains(registry: RegistryDep) -> list[DomainSummary]:
             description=d.description,
             tools=len(d.tools),
             tasks=sum(1 for _ in registry.tasks(domain=d.name)),
+            benchmark=d.benchmark,
         )
         for d in registry.domains
     ]
 
 
-@router.get("/{name}", operation_id="domains-get")
+@router.get("/{name}", operation_id="domains-get", responses=error_responses(*COMMON, 404, 422))
 def get_domain(name: str, registry: RegistryDep) -> DomainDetail:
     """One domain: its policy (the agent's system prompt) and its tools in OpenAI format."""
     d = registry.domain(name)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
@@ -58,10 +60,23 @@ async def _validation_error(request: Request, exc: RequestValidationError) -> JS
             f"(this request's content-type: {content_type or 'none'})"
         )
         return render_error(415, "unsupported-media-type", message, "content-type")
+    if raw_loc == ("body",) and first.get("type") == "missing":  # no body at all, JSON declared
+        return render_error(422, "invalid-request", "the request body is empty: send a JSON object", "body")
     loc = [str(p) for p in raw_loc if p not in ("body", "query", "path")]
     field = ".".join(loc) or None
     where = f"field '{field}': " if field else ""
-    return render_error(422, "invalid-request", f"{where}{first.get('msg', 'invalid value')}", field)
+    message = f"{where}{first.get('msg', 'invalid value')}{_hint(first)}"
+    return render_error(422, "invalid-request", message, field)
+
+
+def _hint(error: Any) -> str:
+    """A hint for a mistake with a known fix: a JSON object sent as a string holding JSON."""
+    if error.get("type") == "dict_type" and isinstance(error.get("input"), str):
+        return (
+            " (this is a string; send the JSON object itself, e.g. \"arguments\": {\"id\": 1}, not a string "
+            "holding JSON as OpenAI's `function.arguments` is)"
+        )
+    return ""
 
 
 async def _http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:

@@ -4,11 +4,13 @@ import os
 import time
 
 from fastapi import APIRouter, Request, Response
+from fastapi.responses import PlainTextResponse
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, generate_latest, multiprocess
 from sqlalchemy import text
 from starlette.concurrency import run_in_threadpool
 
 from env_server.api.deps import EpisodesDep
+from env_server.api.responses import error_responses
 from env_server.episodes.service import EpisodeService
 
 router = APIRouter(tags=["health"])
@@ -17,7 +19,7 @@ router = APIRouter(tags=["health"])
 STORE_CHECK_VALID_S = 1.0
 
 
-@router.get("/healthz", operation_id="health-check")
+@router.get("/healthz", operation_id="health-check", responses=error_responses(503))
 async def healthz(request: Request, episodes: EpisodesDep) -> dict[str, str]:
     """Liveness and readiness: the store answers.
 
@@ -45,7 +47,12 @@ def mark_store_unchecked(request: Request) -> None:
     request.app.state.store_ready_until = 0.0
 
 
-@router.get("/metrics", operation_id="health-metrics")
+@router.get(
+    "/metrics",
+    operation_id="health-metrics",
+    response_class=PlainTextResponse,  # Prometheus' text format, as the schema says
+    responses=error_responses(401),
+)
 def metrics() -> Response:
     """Prometheus metrics of the whole server: all its workers when it runs several, else this process.
 

@@ -3,13 +3,14 @@
 from fastapi import APIRouter
 
 from env_server.api.deps import EpisodesDep
+from env_server.api.responses import BODY, COMMON, error_responses
 from env_server.errors import JudgeNotConfiguredError
 from shared.judge import JudgeRequest, JudgeResponse
 
 router = APIRouter(prefix="/v1", tags=["judge"])
 
 
-@router.post("/judge", operation_id="judge-ask")
+@router.post("/judge", operation_id="judge-ask", responses=error_responses(*COMMON, *BODY))
 def ask_judge(body: JudgeRequest, episodes: EpisodesDep) -> JudgeResponse:
     """Answer yes/no questions about the agent's messages in `transcript` (503 if the endpoint fails)."""
     judge = episodes.scorer.judge

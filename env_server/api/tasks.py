@@ -5,6 +5,7 @@ from typing import Literal
 from fastapi import APIRouter, Query
 
 from env_server.api.deps import EpisodesDep, RegistryDep
+from env_server.api.responses import BODY, COMMON, error_responses
 from env_server.generation.minting import mint
 from env_server.store.minted import MintedTasks
 from env_server.validation.reference import reference_trajectory
@@ -14,7 +15,7 @@ from shared.tasks import Task, TaskPublic
 router = APIRouter(prefix="/v1/tasks", tags=["tasks"])
 
 
-@router.get("", operation_id="tasks-list")
+@router.get("", operation_id="tasks-list", responses=error_responses(*COMMON, 404, 422))
 def list_tasks(
     registry: RegistryDep,
     domain: str | None = None,
@@ -24,7 +25,7 @@ def list_tasks(
     return [t.public() for t in registry.tasks(domain=domain, split=split)]
 
 
-@router.get("/{task_id}", operation_id="tasks-get")
+@router.get("/{task_id}", operation_id="tasks-get", responses=error_responses(*COMMON, 404, 422))
 def get_task(
     task_id: str,
     registry: RegistryDep,
@@ -37,7 +38,9 @@ def get_task(
     return task if include_gold else task.public()
 
 
-@router.get("/{task_id}/reference", operation_id="tasks-reference")
+@router.get(
+    "/{task_id}/reference", operation_id="tasks-reference", responses=error_responses(*COMMON, 404, 422)
+)
 def get_reference(task_id: str, episodes: EpisodesDep) -> ReferenceTrajectory:
     """The task's reference conversation: what a policy-following agent does and says.
 
@@ -47,7 +50,7 @@ def get_reference(task_id: str, episodes: EpisodesDep) -> ReferenceTrajectory:
     return reference_trajectory(task, episodes.registry.domain(task.domain), episodes.scorer)
 
 
-@router.post("/mint", operation_id="tasks-mint")
+@router.post("/mint", operation_id="tasks-mint", responses=error_responses(*COMMON, *BODY, 404))
 def mint_tasks(request: MintRequest, episodes: EpisodesDep) -> MintResult:
     """Generate, validate and store fresh train tasks from a domain's scenario families.
 

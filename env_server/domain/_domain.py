@@ -44,6 +44,7 @@ class DomainFields(_RequiredDomainFields, total=False):
     user_tools: Sequence[Tool]
     user_tables: frozenset[str]
     user_instructions: Sequence[Instruction]
+    benchmark: bool
 
 
 @dataclass(frozen=True, eq=False)
@@ -73,6 +74,9 @@ class Domain:
             each change with its side.
         user_instructions: what the scripted customer does whenever told, script or not (`Instruction`):
             the fixes with a side effect an agent could otherwise name without cost.
+        benchmark: whether the domain is part of the benchmark; a curriculum for small models (`starter`)
+            says False, so headline figures (`eval`'s default domains, the viewer's totals) leave it out
+            unless it is named.
     """
 
     name: str
@@ -91,6 +95,7 @@ class Domain:
     user_tools: Sequence[Tool] = ()
     user_tables: frozenset[str] = frozenset()
     user_instructions: Sequence[Instruction] = ()
+    benchmark: bool = True
 
     def __post_init__(self) -> None:
         names = [t.name for t in self.tools]

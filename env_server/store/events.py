@@ -7,7 +7,7 @@ stores load unchanged and the API shows the same payloads.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Annotated, Any, Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
@@ -168,6 +168,8 @@ class LoggedEvent:
 
     def wire(self) -> EpisodeEvent:
         """The event as the API shows it."""
+        # the store keeps UTC without a zone; the wire says it (RFC 3339, as the schema's date-time requires)
+        created_at = self.created_at if self.created_at.tzinfo else self.created_at.replace(tzinfo=UTC)
         return EpisodeEvent(
-            seq=self.seq, kind=self.event.kind, payload=self.event.payload(), created_at=self.created_at
+            seq=self.seq, kind=self.event.kind, payload=self.event.payload(), created_at=created_at
         )

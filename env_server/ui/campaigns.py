@@ -15,13 +15,19 @@ from env_server.ui.runs import Figures, GridRow, RunView, curves, discover_runs,
 router = page_router("/ui/campaigns")
 
 
+def _curricula(registry: RegistryDep) -> list[str]:
+    """The served domains that are curricula (left out of a run's total unless it holds nothing else)."""
+    return [d.name for d in registry.domains if not d.benchmark]
+
+
 @router.get("")
-def campaign_list(request: Request, settings: SettingsDep) -> Response:
+def campaign_list(request: Request, settings: SettingsDep, registry: RegistryDep) -> Response:
     """Every run found under the configured directories, with its headline figures (or why not)."""
     runs: list[tuple[str, RunView | None, str | None]] = []
+    curricula = _curricula(registry)
     for name, path in discover_runs(settings.runs_dirs).items():
         try:
-            runs.append((name, load_run(name, path), None))
+            runs.append((name, load_run(name, path, curricula), None))
         except GroundstateError as exc:
             runs.append((name, None, exc.message))
     return render(request, "campaigns.html", runs=runs, dirs=settings.runs_dirs)
@@ -55,7 +61,7 @@ def compare(
     run = run or []
     if len(run) != 2:
         raise InvalidRequestError(f"choose exactly two runs to compare, got {len(run)}", field="run")
-    a, b = (load_run(name, find_run(settings.runs_dirs, name)) for name in run)
+    a, b = (load_run(name, find_run(settings.runs_dirs, name), _curricula(registry)) for name in run)
     figures_b = {f.group: f for f in b.figures}
     figures: list[tuple[str, Figures | None, Figures | None]] = [
         (f.group, f, figures_b.pop(f.group, None)) for f in a.figures[:-1]
@@ -89,7 +95,7 @@ def compare(
 @router.get("/{name}")
 def campaign_page(request: Request, name: str, settings: SettingsDep, registry: RegistryDep) -> Response:
     """One run: config, per-domain figures, pass@k and pass^k curves, the task × trial grid."""
-    view = load_run(name, find_run(settings.runs_dirs, name))
+    view = load_run(name, find_run(settings.runs_dirs, name), _curricula(registry))
     return render(
         request,
         "campaign.html",

@@ -13,12 +13,13 @@ from dataclasses import dataclass
 
 from fastapi import Query, Request, Response
 
-from env_server.api.deps import EpisodesDep, RegistryDep
+from env_server.api.deps import EpisodesDep, RegistryDep, SettingsDep
 from env_server.episodes.service import EpisodeService
 from env_server.errors import BackendError, UnknownEpisodeError
 from env_server.store import EpisodeRecord
 from env_server.ui.diffs import KINDS, group_diff
 from env_server.ui.pages import form_choice, page_router, render
+from env_server.ui.runs import trial_of
 from shared.models import DiffEntry, EpisodeEvent, ScoreResult, StateChange
 
 router = page_router("/ui/episodes")
@@ -68,9 +69,20 @@ class EpisodeView:
 
 
 @router.get("/{episode_id}")
-def episode_page(request: Request, episode_id: str, episodes: EpisodesDep) -> Response:
-    """One episode: the conversation, tool calls, the state diff, the checks and any backend error."""
+def episode_page(
+    request: Request,
+    episode_id: str,
+    episodes: EpisodesDep,
+    settings: SettingsDep,
+    run: str | None = Query(default=None, max_length=200, description="The campaign that played it."),
+) -> Response:
+    """One episode: the conversation, tool calls, the state diff, the checks and any backend error.
+
+    Opened from a campaign (`?run=NAME`), it also shows how the campaign recorded the trial: a trial whose
+    policy endpoint failed is named here, since the server saw only an episode disposed of unscored.
+    """
     view = _episode_view(episodes, episode_id)
+    trial = trial_of(settings.runs_dirs, run, episode_id) if run else None
     checks = view.score.checks if view.score else []
     credit = view.score.credit if view.score else None
     calls = [e.seq for e in view.events if e.kind == "tool_call"]
@@ -87,6 +99,8 @@ def episode_page(request: Request, episode_id: str, episodes: EpisodesDep) -> Re
         verdicts=[c for c in checks if c.name.startswith("rubric:")],
         errors=[e for e in view.events if e.kind == "backend_error"],
         credit=credit_by_seq,
+        trial=trial,
+        run_name=run,
         deviation=deviation,
         deviation_seq=calls[deviation.call_index]
         if deviation is not None and deviation.call_index is not None and deviation.call_index < len(calls)

@@ -10,7 +10,7 @@ every request: a campaign still running shows its latest lines.
 from __future__ import annotations
 
 import json
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,7 +18,14 @@ from typing import Any
 
 from env_server.errors import GroundstateError, NotFoundError
 from env_server.ui.charts import PALETTE, Chart, Series, line_chart
-from shared.metrics import TaskTally, default_k, mean_pass_at_k, mean_pass_hat_k, tally_tasks
+from shared.metrics import (
+    TaskTally,
+    bootstrap_bounds,
+    default_k,
+    mean_pass_at_k,
+    mean_pass_hat_k,
+    tally_tasks,
+)
 from shared.results import RESULTS_FILE, TrialResult, read_results
 
 RUN_CONFIG = "run.json"
@@ -89,6 +96,8 @@ class Figures:
     pass_at_1: float | None
     pass_at_k: float | None
     pass_hat_k: float | None
+    policy_errors: int = 0
+    pass_at_1_ci: tuple[float, float] | None = None
 
 
 @dataclass
@@ -96,7 +105,7 @@ class Cell:
     """One trial of one task: its outcome and the episode to open."""
 
     trial: int
-    outcome: str  # "pass" | "fail" | "error" | "none"
+    outcome: str  # "pass" | "fail" | "error" (backend) | "policy" (policy endpoint) | "none"
     episode_id: str | None = None
     note: str = ""
 
@@ -126,6 +135,10 @@ class RunView:
     tallies: list[TaskTally] = field(repr=False)
     policy: str = ""
     best_of_n_lines: int = 0
+    curricula: list[str] = field(default_factory=list)
+    """The run's domains that are curricula, not benchmark (left out of the total row)."""
+    error_causes: list[tuple[str, str, int]] = field(default_factory=list)
+    """The unscored trials' (status, cause, count), most frequent first."""
 
     @property
     def overall(self) -> Figures:
@@ -133,13 +146,25 @@ class RunView:
         return self.figures[-1]
 
     @property
+    def policy_errors(self) -> int:
+        """Trials whose policy endpoint failed, over the whole run (curricula included)."""
+        return sum(t.policy_errors for t in self.tallies)
+
+    @property
     def domains(self) -> list[str]:
         """The run's domains, by name."""
         return [f.group for f in self.figures[:-1]]
 
 
-def load_run(name: str, path: Path) -> RunView:
-    """Read a run directory and compute what its page shows."""
+def load_run(name: str, path: Path, curricula: Iterable[str] = ()) -> RunView:
+    """Read a run directory and compute what its page shows.
+
+    Args:
+        name: The run's name.
+        path: Its directory.
+        curricula: Domains that are curricula rather than benchmark (`Domain.benchmark` false): shown per
+            domain, left out of the total row unless the run holds nothing else.
+    """
     try:
         results = read_results(path)
     except (ValueError, OSError) as exc:
@@ -149,6 +174,9 @@ def load_run(name: str, path: Path) -> RunView:
     k = default_k(tallies)
     trials = 1 + max((r.trial for r in single), default=-1)
     config = read_run_config(path)
+    present = {t.domain for t in tallies}
+    excluded = sorted(present & set(curricula)) if present - set(curricula) else []
+    causes = Counter((r.status, (r.error or "(no message)")[:200]) for r in single if r.status != "scored")
     return RunView(
         name=name,
         path=path,
@@ -156,11 +184,13 @@ def load_run(name: str, path: Path) -> RunView:
         policy=str(config.get("policy") or ", ".join(sorted({r.policy for r in results}))),
         k=k,
         k_max=k,
-        figures=figures_of(tallies, k),
+        figures=figures_of(tallies, k, excluded),
         grid=grid_of(single, trials),
         trials=trials,
         tallies=tallies,
         best_of_n_lines=len(results) - len(single),
+        curricula=excluded,
+        error_causes=[(status, cause, n) for (status, cause), n in causes.most_common(5)],
     )
 
 
@@ -187,12 +217,13 @@ def read_run_config(path: Path) -> dict[str, Any]:
     return config | {k: v for k, v in extra.items() if v is not None}
 
 
-def figures_of(tallies: Sequence[TaskTally], k: int) -> list[Figures]:
-    """Figures per domain (by name) and, last, for the whole run."""
+def figures_of(tallies: Sequence[TaskTally], k: int, excluded: Iterable[str] = ()) -> list[Figures]:
+    """Figures per domain (by name) and, last, for the whole run without the `excluded` (curricula)."""
     by_domain: dict[str, list[TaskTally]] = defaultdict(list)
     for tally in tallies:
         by_domain[tally.domain].append(tally)
-    groups = [*sorted(by_domain.items()), (OVERALL, list(tallies))]
+    left_out = set(excluded)
+    groups = [*sorted(by_domain.items()), (OVERALL, [t for t in tallies if t.domain not in left_out])]
     return [_figures(group, members, k) for group, members in groups]
 
 
@@ -204,7 +235,9 @@ def _figures(group: str, tallies: Sequence[TaskTally], k: int) -> Figures:
         trials=sum(t.trials for t in clean),
         successes=sum(t.successes for t in clean),
         backend_errors=sum(t.backend_errors for t in tallies),
+        policy_errors=sum(t.policy_errors for t in tallies),
         pass_at_1=mean_pass_at_k(clean, 1),
+        pass_at_1_ci=bootstrap_bounds([t.successes / t.trials for t in clean]),
         pass_at_k=mean_pass_at_k(clean, k),
         pass_hat_k=mean_pass_hat_k(clean, k),
     )
@@ -229,6 +262,8 @@ def grid_of(results: Sequence[TrialResult], trials: int) -> list[GridRow]:
 def _cell(trial: int, result: TrialResult | None) -> Cell:
     if result is None:
         return Cell(trial, "none", note="not run")
+    if result.status == "policy_error":
+        return Cell(trial, "policy", result.episode_id, f"policy error: {result.error or ''}")
     if result.status == "backend_error":
         return Cell(trial, "error", result.episode_id, f"backend error: {result.error or ''}")
     if result.reward == 1:
@@ -237,6 +272,15 @@ def _cell(trial: int, result: TrialResult | None) -> Cell:
     return Cell(
         trial, "fail", result.episode_id, f"failed: {failed}" + (f"; {result.error}" if result.error else "")
     )
+
+
+def trial_of(dirs: Iterable[Path], name: str, episode_id: str) -> TrialResult | None:
+    """The line of run `name` that played `episode_id` (None when the run holds no such line)."""
+    try:
+        results = read_results(find_run(dirs, name))
+    except (ValueError, OSError):
+        return None
+    return next((r for r in reversed(results) if r.episode_id == episode_id), None)
 
 
 def curves(runs: Sequence[RunView], k_max: int) -> list[Chart]:
@@ -250,7 +294,8 @@ def curves(runs: Sequence[RunView], k_max: int) -> list[Chart]:
     for title, measure in (("pass@k", mean_pass_at_k), ("pass^k", mean_pass_hat_k)):
         series = []
         for index, run in enumerate(runs):
-            groups = [(OVERALL, run.tallies)] + [
+            total = [t for t in run.tallies if t.domain not in run.curricula]
+            groups = [(OVERALL, total)] + [
                 (d, [t for t in run.tallies if t.domain == d]) for d in run.domains
             ]
             for group, tallies in groups:

@@ -1,6 +1,7 @@
 """The `groundstate` console script: task listing and validation, through the real entry point."""
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -106,3 +107,10 @@ def test_one_domains_task_list_fits_80_columns() -> None:
     assert result.exit_code == 0, result.output
     assert "…" not in result.output and "hotel-corp-modify-approval-001" in result.output
     assert max(len(line) for line in result.output.splitlines()) <= 80
+
+
+def test_the_top_level_help_lists_commands_in_workflow_order() -> None:
+    result = CliRunner().invoke(app, ["--help"], env={"COLUMNS": "100"})
+    listed = re.findall(r"^│ (\w+) ", result.output, re.M)
+    order = ["serve", "tasks", "eval", "metrics", "report", "probe", "select", "train", "blame", "regrade"]
+    assert listed[: len(order)] == order, listed

@@ -153,3 +153,24 @@ def test_eval_with_local_smollm2_end_to_end(server: str, tmp_path: Path) -> None
     assert report.exit_code == 0, report.output
     assert Path(report.output.strip()) == run / "report.html"
     assert "local:smollm2" in (run / "report.html").read_text()
+
+
+def test_eval_leaves_a_curriculum_out_of_its_default_domains(tmp_path: Path) -> None:
+    from env_server.domains.starter import domain as starter
+
+    settings = Settings(store_url=f"sqlite:///{tmp_path}/store.db", sandbox_url="sqlite://")
+    with serve(create_app(settings, registry=DomainRegistry([toy_domain, starter]))) as server:
+        args = ["eval", "--policy", "replay", "--server", server, "--limit", "1", "--trials", "1", "--quiet"]
+        default = runner.invoke(app, [*args, "--out", str(tmp_path / "default")])
+        named = runner.invoke(app, [*args, "--domains", "starter", "--out", str(tmp_path / "named")])
+    assert default.exit_code == 0 and named.exit_code == 0, default.output + named.output
+    assert {r.domain for r in read_results(tmp_path / "default")} == {"toybank"}
+    assert {r.domain for r in read_results(tmp_path / "named")} == {"starter"}
+
+
+def test_eval_into_a_log_file_prints_plain_progress_lines(server: str, tmp_path: Path) -> None:
+    args = ["eval", "--policy", "replay", "--server", server, "--domains", "toybank", "--trials", "1"]
+    result = runner.invoke(app, [*args, "--retries", "0", "--out", str(tmp_path / "run")])
+    assert result.exit_code == 0, result.output
+    # not a terminal: no bar, a plain line at the end (and every 30 s while it runs)
+    assert "replay: 4/4 trials · 0 running · 1 errors · pass@1 100.0% · " in result.output

@@ -451,3 +451,12 @@ def test_schema_bound_caps_what_the_model_is_offered(monkeypatch: pytest.MonkeyP
     offered = sent[0]["tools"][0]["function"]["parameters"]["properties"]
     assert offered["note"]["maxLength"] == 1000 and offered["tags"]["maxItems"] == 50
     assert properties["note"]["maxLength"] == 4000  # the caller's schema is not mutated
+
+
+@pytest.mark.slow
+def test_loading_a_gguf_model_prints_no_progress_bar(capfd: pytest.CaptureFixture[str]) -> None:
+    from trainer.policies.local import read_model
+
+    read_model("smollm2")
+    captured = capfd.readouterr()
+    assert "de-quantizing" not in captured.err and "%|" not in captured.err, captured.err[-500:]

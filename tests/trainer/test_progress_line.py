@@ -10,6 +10,7 @@ from rich.console import Console
 from rich.progress import Progress
 
 from trainer.evaluate import policy_label, progress_columns
+from trainer.progress import PlainProgress, duration
 
 
 @pytest.mark.parametrize(
@@ -39,3 +40,28 @@ def test_the_progress_line_fits_80_columns_whole(errors: str) -> None:
     assert "…" not in last and len(last) <= 80, last
     for part in ("openai:Qwen2.5-7B-", "999/1000", "32 running", "pass@1 100.0%", errors.strip(" ·")):
         assert part in last, (part, last)
+
+
+def test_plain_progress_lines_count_trials_rate_and_eta() -> None:
+    out = io.StringIO()
+    progress = PlainProgress("replay", 10, done=2, every_s=0.0, stream=out)
+    progress.update(advance=3, running=2, errors=1, rate="pass@1 40.0%")
+    line = out.getvalue().strip()
+    assert line.startswith("replay: 5/10 trials · 2 running · 1 errors · pass@1 40.0% · ")
+    assert re.search(r"\d+\.\d\d trials/s · ETA (\d+h)?(\d+m)?\d+s$", line), line
+    progress.update(advance=5, running=0, errors=1, rate="pass@1 50.0%")
+    assert out.getvalue().splitlines()[-1].endswith("ETA 0s")
+
+
+def test_plain_progress_waits_between_lines() -> None:
+    out = io.StringIO()
+    progress = PlainProgress("replay", 10, every_s=3600, stream=out)
+    progress.update(advance=1, running=1, errors=0, rate="pass@1 —")
+    assert out.getvalue() == ""  # nothing until the interval passes, or `write` at the end
+    progress.write()
+    assert out.getvalue().startswith("replay: 1/10 trials · 1 running · pass@1 —")
+
+
+@pytest.mark.parametrize(("seconds", "text"), [(42, "42s"), (439, "7m19s"), (3720, "1h02m")])
+def test_durations_are_short(seconds: float, text: str) -> None:
+    assert duration(seconds) == text

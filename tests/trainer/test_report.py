@@ -150,3 +150,16 @@ def test_runs_without_tasks_in_common_show_no_delta(tmp_path: Path) -> None:
     page = write_report(run, other).read_text()
     assert "Δ" not in page.replace("no Δ is shown", "")
     assert "0 tasks in both runs" in page and "No task in common: no Δ is shown" in page
+
+
+def test_runs_of_different_task_sets_lead_with_the_overlap(tmp_path: Path) -> None:
+    run = write_run(tmp_path / "run", {"hotel-a": [1, 1], "hotel-b": [1, 1], "hotel-c": [1, 1]})
+    other = write_run(tmp_path / "other", {"hotel-a": [0, 0], "retail-a": [1, 1]}, "policy-b")
+    page = write_report(run, other).read_text()
+    warning, first = page.index("id='overlap'"), page.index("<h2>")
+    assert warning < first  # the warning comes before any figure
+    assert "1 tasks in both, 2 only in this run, 1 only in the baseline" in page
+    overlap = page.split("<h2>Headline on the 1 tasks in both runs</h2>")[1].split("<h2>")[0]
+    # on hotel-a alone: 100% against 0%, where the whole runs read 100% against 50%
+    assert "<td>pass@1</td><td>100.00%" in overlap
+    assert "<td>0.00%</td><td class='pos'>+100.00 pp</td>" in overlap

@@ -221,13 +221,13 @@ def test_a_backend_error_in_scoring_is_reported_not_a_zero(server: str) -> None:
     assert (line.status, line.reward) == ("backend_error", None)
 
 
-def test_an_unreachable_policy_endpoint_is_a_backend_error_and_frees_the_episode(server: str) -> None:
+def test_an_unreachable_policy_endpoint_is_a_policy_error_and_frees_the_episode(server: str) -> None:
     policy = load_policy(f"openai:m@http://127.0.0.1:{free_port()}/v1?max_retries=0")
     result = rollout(server, policy, "toybank-transfer-001")
     assert (result.status, result.reward, result.end_reason) == (
-        "backend_error",
+        "policy_error",
         None,
-        EndReason.BACKEND_ERROR,
+        EndReason.POLICY_ERROR,
     )
     assert (
         result.error is not None

@@ -66,6 +66,19 @@ def test_train_local_refuses_a_pool_smaller_than_a_step(server: str, tmp_path: P
     assert bad.exit_code == 1 and "--micro-batch 2 must divide" in bad.output
 
 
+def test_train_local_takes_tasks_or_domains_without_a_pool(server: str, tmp_path: Path) -> None:
+    base = ["train", "local", "--steps", "1", "--out", str(tmp_path / "out"), "--server", server, "--quiet"]
+    neither = runner.invoke(app, base)
+    assert neither.exit_code == 2 and "give a pool" in neither.output
+    whole = runner.invoke(app, [*base, "--domains", "starter", "--tasks-per-step", "1000"])
+    assert whole.exit_code == 1 and "fewer than --tasks-per-step 1000" in whole.output
+    assert "--tasks/--domains holds" in whole.output
+    unknown = runner.invoke(app, [*base, "--domains", "nosuch", "--tasks-per-step", "1"])
+    assert unknown.exit_code == 1 and "no train task of domain nosuch" in unknown.output
+    test_task = runner.invoke(app, [*base, "--tasks", "starter-renew-001", "--tasks-per-step", "1"])
+    assert test_task.exit_code == 1 and "has no train task starter-renew-001" in test_task.output
+
+
 TASKS = ["starter-renew-101", "starter-renew-102", "starter-return-101", "starter-return-102"]
 
 

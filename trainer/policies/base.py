@@ -160,6 +160,13 @@ class Policy(ABC):
         """
         return self
 
+    async def context_window(self) -> int | None:
+        """The tokens the model can hold (prompt and reply), when its endpoint says; None when unknown.
+
+        A campaign checks every domain's first prompt against it before it starts (`trainer.evaluate`).
+        """
+        return None
+
     async def aclose(self) -> None:  # noqa: B027 - optional hook, nothing to release by default
         """Release connections or models held by the policy (called once, when a campaign ends)."""
 

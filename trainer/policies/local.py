@@ -20,12 +20,15 @@ template whose format is not supported is refused when the model is loaded, befo
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import copy
 import hashlib
 import importlib.util
 import inspect
+import io
+import sys
 import threading
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Self
@@ -316,10 +319,34 @@ def read_model(target: str, threads: int | None = None) -> tuple[Any, Any]:
     if threads is not None:
         torch.set_num_threads(threads)
     kwargs = {"gguf_file": gguf_file} if gguf_file else {}
-    tokenizer = AutoTokenizer.from_pretrained(directory, **kwargs)
-    model = AutoModelForCausalLM.from_pretrained(directory, dtype=torch.float32, **kwargs)
+    with quiet_loading():
+        tokenizer = AutoTokenizer.from_pretrained(directory, **kwargs)
+        model = AutoModelForCausalLM.from_pretrained(directory, dtype=torch.float32, **kwargs)
     model.eval()
     return model, tokenizer
+
+
+@contextlib.contextmanager
+def quiet_loading() -> Iterator[None]:
+    """Load a model without progress bars, which fill a log file with carriage returns.
+
+    A GGUF's de-quantisation bar (272 steps for SmolLM2) and transformers' own bars are silenced; what the
+    load writes to stderr is kept and shown only if the load fails.
+    """
+    from transformers.utils import logging as hf_logging
+
+    enabled = hf_logging.is_progress_bar_enabled()
+    hf_logging.disable_progress_bar()
+    captured = io.StringIO()
+    try:
+        with contextlib.redirect_stderr(captured):
+            yield
+    except BaseException:
+        sys.stderr.write(captured.getvalue())
+        raise
+    finally:
+        if enabled:
+            hf_logging.enable_progress_bar()
 
 
 def wrap_model(model: Any, tokenizer: Any, name: str) -> LocalModel:

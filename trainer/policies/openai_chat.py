@@ -41,6 +41,7 @@ from trainer.policies.base import (
     parse_options,
     split_stop,
 )
+from trainer.policies.context import served_context
 
 __all__ = ["OpenAIChatOptions", "OpenAIChatPolicy"]
 
@@ -156,6 +157,12 @@ class OpenAIChatPolicy(Policy):
             tokens_in=usage.prompt_tokens if usage else 0,
             tokens_out=usage.completion_tokens if usage else 0,
         )
+
+    async def context_window(self) -> int | None:
+        """The window the endpoint reports (vLLM, llama.cpp's server); None for one that reports none."""
+        if self.options.base_url is None:
+            return None
+        return await served_context(self.options.base_url, self.options.model)
 
     async def aclose(self) -> None:
         """Close the HTTP connections."""

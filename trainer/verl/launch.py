@@ -20,6 +20,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from trainer.verl.resources import resource_problems
 from trainer.verl.settings import AGENT_NAME, SETTINGS_KEY, CurriculumMode, EpisodeSettings, SettingsError
 
 if TYPE_CHECKING:
@@ -190,6 +191,12 @@ def validate(config: Any) -> Validation:
     _check_agent_loops(config)
     _check_failure_policy(config)
     _check_files(config)
+    rows = _count_rows(config)
+    problems = resource_problems(config, settings.gpu_memory_gb, rows)
+    if problems:
+        raise LaunchError("the config cannot run as declared:\n- " + "\n- ".join(problems))
+    if rows is None:
+        notes.append("data.train_files: rows not counted (not readable as Parquet), batch size unchecked")
     problem = settings.minting_problem()
     if problem:
         raise LaunchError(problem)
@@ -341,6 +348,20 @@ def _check_failure_policy(config: Any) -> None:
             "trainer.v1.sampler.sync_refill_failed_groups must be true in sync mode: a group dropped for a "
             "backend failure is then replaced by a fresh prompt instead of shrinking the batch"
         )
+
+
+def _count_rows(config: Any) -> int | None:
+    """Rows in the train files, or None when one cannot be read as Parquet."""
+    import pyarrow.parquet as pq
+
+    files = config.data.get("train_files")
+    rows = 0
+    for name in [files] if isinstance(files, str) else list(files or []):
+        try:
+            rows += pq.ParquetFile(str(Path(str(name)).expanduser())).metadata.num_rows
+        except (OSError, ValueError):
+            return None
+    return rows
 
 
 def _check_files(config: Any) -> None:

@@ -68,6 +68,9 @@ class EpisodeSettings(EpisodeLimits, RetrySettings, LegacyNames):
     mint_per_step: int = Field(default=0, ge=0, le=MAX_MINT)
     """The most tasks the server mints into the adaptive curriculum after a step whose band ran thin (0:
     never; `adaptive` only). They become rows of the running dataset (`trainer.verl.curriculum_sampler`)."""
+    gpu_memory_gb: float = Field(default=80.0, gt=0)
+    """Memory of one GPU, in GB: the dry run refuses a model whose estimated share of it does not fit
+    (`trainer.verl.resources`)."""
 
     def minting_problem(self) -> str | None:
         """Why this section cannot mint as asked (None: it can, or it does not mint)."""

@@ -23,6 +23,7 @@ domain = Domain.from_package(
     seed_value=20261102,
     canary_action=GoldAction(name="renew_loan", arguments={"loan_id": "L-1998"}),
     families=FAMILIES,
+    benchmark=False,  # a curriculum: left out of headline figures unless named
 )
 
 __all__ = ["domain"]

@@ -111,3 +111,23 @@ def test_unknown_routes_and_methods_use_the_error_shape(client: TestClient) -> N
     r = client.post("/v1/domains")
     assert r.status_code == 405 and r.headers["allow"] == "GET"
     assert _error(r)["code"] == "method-not-allowed" and "allowed: GET" in _error(r)["message"]
+
+
+def test_an_empty_body_is_named_as_the_body(client: TestClient) -> None:
+    response = client.post("/v1/episodes", content=b"", headers={"content-type": "application/json"})
+    assert response.status_code == 422
+    assert response.json()["error"] == {
+        "code": "invalid-request",
+        "message": "the request body is empty: send a JSON object",
+        "field": "body",
+    }
+
+
+def test_arguments_sent_as_a_json_string_get_a_hint(client: TestClient) -> None:
+    episode = client.post("/v1/episodes", json={"task_id": "toybank-transfer-001"}).json()["episode_id"]
+    call = {"name": "get_account", "arguments": '{"account_id": "AC-0001"}'}
+    response = client.post(f"/v1/episodes/{episode}/tool_calls", json=call)
+    assert response.status_code == 422
+    error = response.json()["error"]
+    assert error["field"] == "arguments"
+    assert "send the JSON object itself" in error["message"] and "not a string" in error["message"]

@@ -7,8 +7,12 @@ from pathlib import Path
 
 from fastapi.testclient import TestClient
 
+from env_server.app import create_app
+from env_server.domain.registry import DomainRegistry
+from env_server.settings import Settings
 from env_server.ui.runs import discover_runs
 from tests.env_server.ui.conftest import trial, write_run
+from tests.toy_domain import domain as toy_domain
 
 
 def outcomes(rewards: dict[str, list[int | None]]) -> list[dict[str, object]]:
@@ -59,8 +63,8 @@ def test_run_page_shows_figures_curves_and_a_linked_grid(client: TestClient, run
     assert "pass@4" in html and "pass^4" in html
     assert html.count('<polyline class="series"') == 6  # two charts x (all domains, hotel, retail)
     assert 'data-label="retail"' in html
-    assert '<a class="cell outcome-pass" href="/ui/episodes/ephotel-a0"' in html
-    error = 'href="/ui/episodes/ephotel-b1" title="trial 1: backend error: judge endpoint down">'
+    assert '<a class="cell outcome-pass" href="/ui/episodes/ephotel-a0?run=smol"' in html
+    error = 'href="/ui/episodes/ephotel-b1?run=smol" title="trial 1: backend error: judge endpoint down">'
     assert f'<a class="cell outcome-error" {error}' in html
     assert 'title="trial 4: not run">4</span>' in html  # hotel-a has no fifth trial
     assert "policy <strong>local:smollm2</strong>" in html and "<th>trials</th><td><code>5</code>" in html
@@ -75,7 +79,7 @@ def test_cells_link_to_real_episodes_and_tasks_of_this_server(client: TestClient
         runs_dir / "toy", [trial("toybank-transfer-001", 0, 0, episode_id=eid), trial("elsewhere-x", 0, 1)]
     )
     html = client.get("/ui/campaigns/toy").text
-    assert f'href="/ui/episodes/{eid}"' in html
+    assert f'href="/ui/episodes/{eid}?run=toy"' in html
     assert '<a href="/ui/tasks/toybank-transfer-001">' in html
     assert "<td>elsewhere-x</td>" in html  # a task this server does not serve: no link
     assert client.get(f"/ui/episodes/{eid}").status_code == 200
@@ -132,3 +136,61 @@ def test_discovery_takes_run_dirs_and_parents_and_keeps_names_unique(tmp_path: P
         "single": single,
         "compare-2": reserved,
     }
+
+
+OVERFLOW = "policy openai:smol: maximum context length is 2048 tokens, you requested 3030"
+
+
+def policy_failure(task_id: str, trial_index: int, **extra: object) -> dict[str, object]:
+    """A trial whose policy endpoint failed, as `groundstate eval` records it."""
+    return trial(task_id, trial_index, None, status="policy_error", error=OVERFLOW, **extra)
+
+
+def test_policy_errors_are_named_not_scored_zero(client: TestClient, runs_dir: Path) -> None:
+    lines = [trial("hotel-a", 0, 1), policy_failure("hotel-b", 0), policy_failure("hotel-c", 0)]
+    write_run(runs_dir / "ctx", lines)
+    html = unescape(client.get("/ui/campaigns/ctx").text)
+    assert "2 trials ended in policy errors" in html and OVERFLOW in html
+    hotel = html.split("<td>hotel</td>")[1].split("</tr>")[0]
+    assert '<td class="num">1</td><td class="num">0</td><td class="num">2</td>' in hotel  # clean 1, ok, 2
+    assert "100.0%" in hotel  # pass@1 over the one trial the model played, not 1 of 3
+    assert 'class="cell outcome-policy" href="/ui/episodes/ephotel-b0?run=ctx"' in html
+    listing = unescape(client.get("/ui/campaigns").text)
+    assert '<td class="num problem">2</td>' in listing
+
+
+def test_the_episode_page_opened_from_a_campaign_names_the_policy_error(
+    client: TestClient, runs_dir: Path
+) -> None:
+    eid = client.post("/v1/episodes", json={"task_id": "toybank-transfer-001"}).json()["episode_id"]
+    client.delete(f"/v1/episodes/{eid}")
+    write_run(runs_dir / "ctx", [policy_failure("toybank-transfer-001", 0, episode_id=eid)])
+    html = unescape(client.get(f"/ui/episodes/{eid}?run=ctx").text)
+    assert 'id="trial-outcome"' in html and "policy error" in html and OVERFLOW in html
+    assert "the model never played" in html
+    assert 'id="trial-outcome"' not in client.get(f"/ui/episodes/{eid}").text
+
+
+def test_the_campaign_page_shows_the_interval_of_pass_at_1(client: TestClient, runs_dir: Path) -> None:
+    write_run(runs_dir / "ci", outcomes({"hotel-a": [1, 1], "hotel-b": [0, 0], "hotel-c": [1, 0]}))
+    html = unescape(client.get("/ui/campaigns/ci").text)
+    assert "<th>95% CI</th>" in html
+    overall = html.split("<td>all domains</td>")[1].split("</tr>")[0]
+    # per-task rates 1, 0, 0.5: every resampled mean lies in [0, 1], the bootstrap's tails at 0% and 100%
+    assert "0.0%–100.0%" in overall
+
+
+def test_a_curriculum_domain_is_left_out_of_the_total(settings: Settings, runs_dir: Path) -> None:
+    from env_server.domains.starter import domain as starter
+
+    write_run(runs_dir / "mixed", outcomes({"hotel-a": [0, 0], "starter-a": [1, 1]}))
+    with TestClient(create_app(settings, registry=DomainRegistry([toy_domain, starter]))) as client:
+        assert {d["name"]: d["benchmark"] for d in client.get("/v1/domains").json()} == {
+            "toybank": True,
+            "starter": False,
+        }
+        html = unescape(client.get("/ui/campaigns/mixed").text)
+    overall = html.split("<td>all domains</td>")[1].split("</tr>")[0]
+    assert '<td class="num">1</td><td class="num">2</td><td class="num">0</td>' in overall  # hotel alone
+    assert "leaves out the curriculum domains starter" in html
+    assert "<td>starter</td>" in html  # still shown on its own row

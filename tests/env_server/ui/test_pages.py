@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import re
 from html import unescape
 
 from fastapi.routing import APIRoute
 from fastapi.testclient import TestClient
 
+from env_server.app import create_app
+from env_server.domain.registry import DomainRegistry
+from env_server.settings import Settings
 from env_server.ui import auth, campaigns, curricula, episodes, home, tasks
 from tests.factories import call, start_episode
 
@@ -218,3 +222,14 @@ def test_episode_page_labels_each_call_with_its_credit_and_marks_the_first_devia
     changes = chat.split('<table class="list credit">')[1].split("</table>")[0]
     assert '<span class="badge credit-wrong">wrong</span></td><td class="mono">accounts</td>' in changes
     assert '<td class="mono">TR-90001</td>' in changes  # the new transfer row, under its generated id
+
+
+def test_an_acting_script_line_is_rendered_not_a_python_repr(settings: Settings) -> None:
+    from env_server.domains.telecom import domain as telecom
+
+    with TestClient(create_app(settings, registry=DomainRegistry([telecom]))) as client:
+        html = unescape(client.get("/ui/tasks/telecom-airplane-001").text)
+    assert "say=" not in html and "actions=[" not in html  # no repr of the ScriptLine model
+    assert "signal again. <span class=\"quiet\">— acting first:</span>" in html
+    assert '<code>set_airplane_mode(device_id="DV-0012", on=false)</code>' in html
+    assert re.search(r"when told: airplane", html)

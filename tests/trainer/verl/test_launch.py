@@ -5,6 +5,7 @@ from __future__ import annotations
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from typer.testing import CliRunner
@@ -117,3 +118,50 @@ def test_the_cli_and_the_server_do_not_import_verl_or_torch() -> None:
         "assert not heavy, heavy"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+@pytest.fixture
+def parquet_rows(tmp_path: Path) -> object:
+    """A real Parquet train file of `n` rows (only their count matters to the checks)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    def make(n: int) -> Path:
+        path = tmp_path / f"train-{n}.parquet"
+        pq.write_table(pa.table({"extra_info": [{"task_id": f"t-{i}"} for i in range(n)]}), path)
+        return path
+
+    return make
+
+
+def test_dry_run_refuses_more_parallelism_than_gpus(train_file: Path) -> None:
+    code, output = dry_run(f"data.train_files={train_file}", "trainer.n_gpus_per_node=1")
+    assert code == 1
+    assert "tensor_model_parallel_size=2 x pipeline_model_parallel_size=1" in output
+    assert "does not divide the 1 GPUs declared" in output
+
+
+def test_dry_run_refuses_a_dataset_smaller_than_a_batch(parquet_rows: Any) -> None:
+    code, output = dry_run(f"data.train_files={parquet_rows(1)}")
+    assert code == 1 and "1 rows, fewer than data.train_batch_size=18" in output
+    code, output = dry_run(f"data.train_files={parquet_rows(18)}")
+    assert code == 0, output
+
+
+def test_dry_run_refuses_a_model_too_large_for_the_gpus(train_file: Path) -> None:
+    one_gpu = ["trainer.n_gpus_per_node=1", "actor_rollout_ref.rollout.tensor_model_parallel_size=1"]
+    code, output = dry_run(f"data.train_files={train_file}", *one_gpu)
+    assert code == 1
+    assert "Qwen/Qwen2.5-7B-Instruct (~7.0B parameters) needs at least 104 GB per GPU" in output
+    assert "more than the 80 GB declared (groundstate.gpu_memory_gb)" in output
+
+
+@pytest.mark.parametrize("recipe", ["grpo", "grpo_lora"])
+def test_the_documented_one_gpu_overrides_pass_the_dry_run(recipe: str, parquet_rows: Any) -> None:
+    page = (Path(__file__).resolve().parents[3] / "docs/training/verl.md").read_text()
+    block = page.split(f"<!-- one-gpu:{recipe} -->")[1].split("```bash")[1].split("```")[0]
+    words = block.replace("\\\n", " ").split()
+    overrides = [w for w in words if "=" in w and not w.startswith("data.train_files")]
+    assert words[:5] == ["groundstate", "train", "verl", "--config", recipe]
+    code, output = dry_run("--config", recipe, f"data.train_files={parquet_rows(4)}", *overrides)
+    assert code == 0, output
