@@ -5,7 +5,7 @@ GS     := $(VENV)/bin/groundstate
 STAMP  := $(VENV)/.installed
 SERVER := $(VENV)/.installed-server
 PG_URL ?= postgresql+psycopg://postgres@127.0.0.1:5432/postgres
-EXTRAS ?= dev,train,verl,docs
+EXTRAS ?= dev,train,verl,docs,adapters
 DOCS_PORT ?= 8001
 # llama.cpp (the tests' OpenAI-compatible model server) is built from source: a portable AVX2 build, not one
 # tuned to the building CPU, whose AMX kernels crash in VMs that do not expose AMX state
