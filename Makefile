@@ -13,8 +13,11 @@ export CMAKE_ARGS ?= -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=O
 # OpenEnv's client has a virtual environment of its own: the `openenv` package pins an older `mcp` than ours
 OPENENV_VENV  ?= .venv-openenv
 OPENENV_STAMP := $(OPENENV_VENV)/.installed
+# verifiers 0.4 likewise pins an older `mcp` and `openai` (trainer/adapters/verifiers_env.py)
+VERIFIERS_VENV  ?= .venv-verifiers
+VERIFIERS_STAMP := $(VERIFIERS_VENV)/.installed
 
-.PHONY: install openenv-client run test test-fast lint validate validate-pg docs docs-build bench bench-floor bench-wave bench-server soak clean
+.PHONY: install openenv-client verifiers-env run test test-fast lint validate validate-pg docs docs-build bench bench-floor bench-wave bench-server soak clean
 
 $(PY):
 	python3 -m venv $(VENV)
@@ -42,6 +45,15 @@ $(OPENENV_STAMP): examples/requirements-openenv.txt
 
 openenv-client: $(OPENENV_STAMP)
 
+# the tests run `vf-eval groundstate_verifiers` with this interpreter's scripts (GROUNDSTATE_VERIFIERS_PYTHON)
+$(VERIFIERS_STAMP): examples/requirements-verifiers.txt
+	python3 -m venv $(VERIFIERS_VENV)
+	$(VERIFIERS_VENV)/bin/python -m pip install -q --upgrade pip
+	$(VERIFIERS_VENV)/bin/python -m pip install -q -r examples/requirements-verifiers.txt
+	touch $(VERIFIERS_STAMP)
+
+verifiers-env: $(VERIFIERS_STAMP)
+
 # `make run PORT=8010 HOST=0.0.0.0`: unset, `serve` reads GROUNDSTATE_PORT / GROUNDSTATE_HOST, else 8000 on
 # loopback. Only the server is installed here; `make install` adds the trainer (eval, train, report).
 run: $(SERVER)
@@ -60,8 +72,9 @@ validate: install
 validate-pg: install
 	$(GS) tasks validate --backend postgresql --pg-url $(PG_URL)
 
-test: install lint openenv-client
-	GROUNDSTATE_OPENENV_PYTHON=$(OPENENV_VENV)/bin/python $(PY) -m pytest -q
+test: install lint openenv-client verifiers-env
+	GROUNDSTATE_OPENENV_PYTHON=$(OPENENV_VENV)/bin/python GROUNDSTATE_VERIFIERS_PYTHON=$(VERIFIERS_VENV)/bin/python \
+		$(PY) -m pytest -q
 	$(MAKE) --no-print-directory validate validate-pg docs-build
 
 # the docs site (mkdocs.yml): built with --strict (broken links or anchors, missing snippets, settings without a
@@ -97,4 +110,4 @@ soak: install
 	$(PY) benchmarks/soak.py
 
 clean:
-	rm -rf $(VENV) $(OPENENV_VENV) .groundstate .pytest_cache .ruff_cache
+	rm -rf $(VENV) $(OPENENV_VENV) $(VERIFIERS_VENV) .groundstate .pytest_cache .ruff_cache

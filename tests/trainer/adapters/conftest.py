@@ -29,3 +29,26 @@ def server(tmp_path: Path) -> Iterator[str]:
     """The starter server's URL for the test's duration."""
     with starter_server(tmp_path) as url:
         yield url
+
+
+class StoppableServer:
+    """A live starter server a test can stop at any moment (from any thread), e.g. mid-episode."""
+
+    def __init__(self, tmp_path: Path) -> None:
+        self._block = starter_server(tmp_path)
+        self.url = ""
+        self._open = False
+
+    def __enter__(self) -> StoppableServer:
+        self.url = self._block.__enter__()
+        self._open = True
+        return self
+
+    def stop(self) -> None:
+        """Shut the server down (idempotent); requests to it then fail to connect."""
+        if self._open:
+            self._open = False
+            self._block.__exit__(None, None, None)
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
