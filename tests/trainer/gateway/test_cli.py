@@ -55,9 +55,8 @@ def test_the_recorded_ids_decode_to_exactly_what_the_model_answered(gateway: str
     tokenizer = smollm2_tokenizer()
     decoded = tokenizer.decode(call["completion_ids"], skip_special_tokens=True)
     assert decoded.strip() == content.strip() and content.strip()
-    assert call["prompt_ids"] == tokenizer.apply_chat_template(
-        messages, add_generation_prompt=True, tokenize=True
-    )
+    rendered = tokenizer.apply_chat_template(messages, add_generation_prompt=True, tokenize=False)
+    assert call["prompt_ids"] == tokenizer.encode(rendered, add_special_tokens=False)
     assert len(call["logprobs"]) == len(call["completion_ids"]) and all(lp <= 0 for lp in call["logprobs"])
     assert answer["usage"]["completion_tokens"] == len(call["completion_ids"])
     assert httpx.get(f"{gateway}/episodes/ep-2/calls").json() == []  # recorded per episode
