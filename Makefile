@@ -6,7 +6,7 @@ STAMP  := $(VENV)/.installed
 SERVER := $(VENV)/.installed-server
 DOCS   := $(VENV)/.installed-docs
 PG_URL ?= postgresql+psycopg://postgres@127.0.0.1:5432/postgres
-EXTRAS ?= dev,train,verl,docs
+EXTRAS ?= dev,train,verl,docs,adapters
 DOCS_PORT ?= 8008
 # llama.cpp (the tests' OpenAI-compatible model server) is built from source: a portable AVX2 build, not one
 # tuned to the building CPU, whose AMX kernels crash in VMs that do not expose AMX state
@@ -14,8 +14,15 @@ export CMAKE_ARGS ?= -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=O
 # OpenEnv's client has a virtual environment of its own: the `openenv` package pins an older `mcp` than ours
 OPENENV_VENV  ?= .venv-openenv
 OPENENV_STAMP := $(OPENENV_VENV)/.installed
+# verifiers 0.4 likewise pins an older `mcp` and `openai` (trainer/adapters/verifiers_env.py)
+VERIFIERS_VENV  ?= .venv-verifiers
+VERIFIERS_STAMP := $(VERIFIERS_VENV)/.installed
+# NeMo Gym 0.7 needs Python 3.13 and pins `mcp<2` and `openai==2.44` (trainer/adapters/nemo_gym_server.py)
+NEMO_GYM_VENV   ?= .venv-nemo-gym
+NEMO_GYM_STAMP  := $(NEMO_GYM_VENV)/.installed
+PYTHON313       ?= $(shell command -v python3.13 || ls -d /root/.pyenv/versions/3.13*/bin/python3 2>/dev/null | tail -1)
 
-.PHONY: install openenv-client run test test-fast lint validate validate-pg docs docs-build train-smoke bench bench-floor bench-wave bench-grpo bench-server soak clean
+.PHONY: install openenv-client verifiers-env nemo-gym-env run test test-fast lint validate validate-pg docs docs-build train-smoke bench bench-floor bench-wave bench-grpo bench-server soak clean
 
 $(PY):
 	python3 -m venv $(VENV)
@@ -49,6 +56,24 @@ $(OPENENV_STAMP): examples/requirements-openenv.txt
 
 openenv-client: $(OPENENV_STAMP)
 
+# the tests run `vf-eval groundstate_verifiers` with this interpreter's scripts (GROUNDSTATE_VERIFIERS_PYTHON)
+$(VERIFIERS_STAMP): examples/requirements-verifiers.txt
+	python3 -m venv $(VERIFIERS_VENV)
+	$(VERIFIERS_VENV)/bin/python -m pip install -q --upgrade pip
+	$(VERIFIERS_VENV)/bin/python -m pip install -q -r examples/requirements-verifiers.txt
+	touch $(VERIFIERS_STAMP)
+
+verifiers-env: $(VERIFIERS_STAMP)
+
+# the tests run examples/nemo_gym_episode.py with this interpreter (GROUNDSTATE_NEMO_GYM_PYTHON)
+$(NEMO_GYM_STAMP): examples/requirements-nemo-gym.txt
+	$(PYTHON313) -m venv $(NEMO_GYM_VENV)
+	$(NEMO_GYM_VENV)/bin/python -m pip install -q --upgrade pip
+	$(NEMO_GYM_VENV)/bin/python -m pip install -q --ignore-requires-python -r examples/requirements-nemo-gym.txt
+	touch $(NEMO_GYM_STAMP)
+
+nemo-gym-env: $(NEMO_GYM_STAMP)
+
 # `make run PORT=8010 HOST=0.0.0.0`: unset, `serve` reads GROUNDSTATE_PORT / GROUNDSTATE_HOST, else 8000 on
 # loopback. Only the server is installed here; `make install` adds the trainer (eval, train, report).
 run: $(SERVER)
@@ -67,8 +92,9 @@ validate: install
 validate-pg: install
 	$(GS) tasks validate --backend postgresql --pg-url $(PG_URL)
 
-test: install lint openenv-client
-	GROUNDSTATE_OPENENV_PYTHON=$(OPENENV_VENV)/bin/python $(PY) -m pytest -q
+test: install lint openenv-client verifiers-env nemo-gym-env
+	GROUNDSTATE_OPENENV_PYTHON=$(OPENENV_VENV)/bin/python GROUNDSTATE_VERIFIERS_PYTHON=$(VERIFIERS_VENV)/bin/python \
+		GROUNDSTATE_NEMO_GYM_PYTHON=$(NEMO_GYM_VENV)/bin/python $(PY) -m pytest -q -n 2 --durations=25
 	$(MAKE) --no-print-directory validate validate-pg docs-build
 
 # the docs site (mkdocs.yml): built with --strict (broken links or anchors, missing snippets, settings without a
@@ -130,4 +156,4 @@ soak: install
 	$(PY) benchmarks/soak.py
 
 clean:
-	rm -rf $(VENV) $(OPENENV_VENV) .groundstate .pytest_cache .ruff_cache
+	rm -rf $(VENV) $(OPENENV_VENV) $(VERIFIERS_VENV) $(NEMO_GYM_VENV) .groundstate .pytest_cache .ruff_cache

@@ -51,6 +51,10 @@ TRAINER_COMMANDS: dict[str, TrainerCommand] = {
         "trainer.cli:app",
         "Probe a base policy on the train split (8 trials a task) for `groundstate select RUN_DIR`.",
     ),
+    "gateway": TrainerCommand(
+        "trainer.gateway.cli:app",
+        "Serve an OpenAI-compatible model gateway that records every call's exact tokens, per episode.",
+    ),
     "train": TrainerCommand(
         "trainer.train_cli:train_app",
         "Build training datasets and train policies against a groundstate server.",
