@@ -151,7 +151,11 @@ def test_a_scenario_patch_puts_objects_under_their_tables() -> None:
     }
 
 
-@pytest.mark.parametrize("model", list(hotel_models.Base.registry.mappers), ids=lambda m: m.class_.__name__)
+@pytest.mark.parametrize(
+    "model",  # sorted: the registry is a set, and xdist workers must collect the same order
+    sorted(hotel_models.Base.registry.mappers, key=lambda m: m.class_.__name__),
+    ids=lambda m: m.class_.__name__,
+)
 def test_every_hotel_model_is_its_rows_spec(model: object) -> None:
     """Each hotel column is a keyword of its model's constructor; nothing else is (not a relationship)."""
     cls = model.class_  # type: ignore[attr-defined]
