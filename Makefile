@@ -20,7 +20,9 @@ VERIFIERS_STAMP := $(VERIFIERS_VENV)/.installed
 # NeMo Gym 0.7 needs Python 3.13 and pins `mcp<2` and `openai==2.44` (trainer/adapters/nemo_gym_server.py)
 NEMO_GYM_VENV   ?= .venv-nemo-gym
 NEMO_GYM_STAMP  := $(NEMO_GYM_VENV)/.installed
-PYTHON313       ?= $(shell command -v python3.13 || ls -d /root/.pyenv/versions/3.13*/bin/python3 2>/dev/null | tail -1)
+# the first Python 3.13 that runs (pyenv's shim answers `command -v` even when 3.13 is not selected)
+PYTHON313       ?= $(shell for p in python3.13 $$HOME/.pyenv/versions/3.13*/bin/python3; do \
+                     $$p -c 'import sys' >/dev/null 2>&1 && { command -v $$p; break; }; done)
 
 .PHONY: install openenv-client verifiers-env nemo-gym-env run test test-fast lint validate validate-pg docs docs-build train-smoke bench bench-floor bench-wave bench-grpo bench-server soak clean
 
