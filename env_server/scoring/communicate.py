@@ -18,7 +18,8 @@ necessary but not enough. The check asks what an assertion is, from the structur
    item's kind as a candidate for the same fact: asserted in the same role (the same two words before it:
    "It is $306." … "It is $310."), as a bare fragment ("$310."), or floated without being asserted (asked,
    hedged, under a condition, in a list, behind a label). Values the agent only negated, values named as the
-   alternative ("rather than the $1,450 you pay now") and the task's other items are no rivals. This is the
+   alternative ("rather than the $1,450 you pay now"), the task's other items and the decisive values of its
+   gold writes (what a proposal names) are no rivals; a bare repeat of the item adds no role. This is the
    counterfactual test: a conversation that would also earn a different value of the item's kind earns
    neither.
 5. **few values** (`no spray`): the agent asserts at most `MAX_RIVALS` other values of the item's kind in
@@ -206,12 +207,14 @@ class Conversation:
         kind = "term" if is_term else group(hay[valued(hay, found[0].occ)])
         candidates = self._candidates(item, is_term, kind)
         candidates = [c for c in candidates if is_term or any(f.competes(c) for f in found)]
+        # the item's roles: where it is said in a frame, its bare repeats ("restart, 5.2.") add no role
+        roles = {f.frame for f in found if f.frame}
         for c in candidates:
             where = f"message {self._agent_ordinal(c.message)}"
             said = self.messages[c.message].said(c.occ)
             if c.floated:
                 return f"'{said}' ({where}) is floated as another candidate for the same fact: a guess"
-            if c.why_not is None and any(not c.frame or not f.frame or c.frame == f.frame for f in found):
+            if c.why_not is None and (not c.frame or not roles or c.frame in roles):
                 return f"'{said}' ({where}) is said in the same role as the item: two answers, a guess"
         asserted = {c.value for c in candidates if c.asserted}
         if len(asserted) >= MAX_DISTINCT:

@@ -18,7 +18,7 @@ from env_server.execution import readonly_query, run_tool, tools_of
 from env_server.sandbox import Sandbox, SandboxEngine, Template, template_of
 from env_server.sandbox.snapshot import ChangedRows, Snapshot
 from env_server.scoring.communicate import Conversation
-from env_server.scoring.consent import consent_check, early_write
+from env_server.scoring.consent import consent_check, decisive_values, early_write
 from env_server.scoring.credit import CallEffect, assign_credit, effect_between
 from env_server.scoring.diff import StateChanges, changes, compare, listed, without_columns
 from env_server.scoring.identity import identity_check
@@ -248,7 +248,7 @@ class Scorer:
         if task.kind == "analytics":
             checks.append(self._answer_check(task, domain, answer))
         heard = (
-            Conversation(trajectory.messages(), vocabulary(domain), domain.policy, task.communicate)
+            Conversation(trajectory.messages(), vocabulary(domain), domain.policy, told_values(task, domain))
             if task.communicate or task.rubric
             else None
         )
@@ -390,3 +390,19 @@ def _summary(entries: list[DiffEntry]) -> str:
         return "final state matches the expected state"
     counts = {k: sum(1 for e in entries if e.kind == k) for k in ("missing", "wrong", "extra")}
     return ", ".join(f"{n} {k}" for k, n in counts.items() if n)
+
+
+def told_values(task: Task, domain: Domain) -> list[str]:
+    """The values of the task the agent rightly states, none a rival of another: no guess among them.
+
+    The task's `communicate` items and the decisive values (amounts, dates) of its gold writes that need
+    the customer's yes: a proposal must name those ("file, $2,350, 2026-09-27"), so naming them beside a
+    reply's item is telling the change, not offering another answer for the item.
+    """
+    decisive = [
+        v
+        for a in task.gold_actions
+        if a.actor == "agent" and domain.conduct.needs_yes(a.name)
+        for v in decisive_values(a.name, a.arguments, domain)
+    ]
+    return list(dict.fromkeys([*task.communicate, *decisive]))

@@ -17,7 +17,7 @@ gold's own `actor: user` calls are the script's to make, never the agent's: the 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -131,6 +131,9 @@ class Conversation:
     reported: bool = False  # the agent's last message got an answer
     skip_user_actions: frozenset[int] = frozenset()
     canonical: bool = True  # False: a hack's conversation, never completed with the canonical words
+    #: How the canonical agent's own words (a fix named, a proposal with its values) are said: the
+    #: generative adversary rewrites the item it breaks there too, so the reply is not told elsewhere.
+    rewrite: Callable[[str], str] = lambda text: text
 
     def __post_init__(self) -> None:
         self._user = ScriptedUser(lambda _: self.domain)
@@ -187,9 +190,9 @@ class Conversation:
         if gives_identity(words, task, domain) and not asks_identity(text, domain):
             parts.insert(0, IDENTITY_ASK)
         if task.user.actions_at(at) and not told(task, domain, at, text):
-            parts.append(instruction(task, domain, at))
+            parts.append(self.rewrite(instruction(task, domain, at)))
         if says_yes(words) and not proposes(text, task, domain):
-            parts.append(proposal_sentence(task, domain))
+            parts.append(self.rewrite(proposal_sentence(task, domain)))
         return " ".join(parts)
 
     def act(self, actions: Sequence[GoldAction]) -> None:
@@ -212,7 +215,7 @@ class Conversation:
             return
         at = self.next_line
         while at is not None and self.task.user.actions_at(at) and not self.over:
-            if not self.earn(instruction(self.task, self.domain, at), proposal=True):
+            if not self.earn(self.rewrite(instruction(self.task, self.domain, at)), proposal=True):
                 return
             at = self.next_line
 
@@ -235,6 +238,7 @@ def honest_script(
     reply_after_writes: bool = False,
     skip_user_actions: frozenset[int] = frozenset(),
     canonical: bool = True,
+    rewrite: Callable[[str], str] | None = None,
 ) -> Conversation:
     """The canonical conversation around `actions`, telling `reply` before the changes or after them.
 
@@ -242,11 +246,14 @@ def honest_script(
     the ones `skip_user_actions` leaves undone. A hack's conversation (`canonical` False) keeps the same
     shape but never adds the canonical agent's own words (a fix named, a proposal with its values): where
     the customer waits for one, the hack says its `reply` (a fix) or a bare "Shall I go ahead?", so it
-    earns the customer's action and yes only with what its own words say.
+    earns the customer's action and yes only with what its own words say. `rewrite`: how the canonical
+    agent's own words are said (see `Conversation.rewrite`).
     """
     need = needs(task, domain)
     actions = agent_actions(actions)
     talk = Conversation(task, domain, skip_user_actions=skip_user_actions, canonical=canonical)
+    if rewrite is not None:
+        talk.rewrite = rewrite
     while not talk.over and missing_facts(need, talk.heard):
         if not talk.earn(IDENTITY_ASK):
             break  # the script gives no more identity: `script-replay` names what is missing
@@ -256,7 +263,7 @@ def honest_script(
         talk.say(reply, proposal=True)
     talk.fixes(reply)
     if first < len(actions) or need.yes:
-        ask = proposal_sentence(task, domain) if canonical else BARE_PROPOSAL
+        ask = talk.rewrite(proposal_sentence(task, domain)) if canonical else BARE_PROPOSAL
         while not talk.consented and not talk.over:
             if not talk.earn(ask, proposal=True):
                 break

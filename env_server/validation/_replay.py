@@ -12,7 +12,7 @@ gold answer scores 1, no answer, a perturbed answer and an extra write score 0.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -95,17 +95,26 @@ class Replayer:
         reply: str | None = None,
         skip_user_actions: frozenset[int] = frozenset(),
         canonical: bool = True,
+        rewrite: Callable[[str], str] | None = None,
     ) -> list[Line]:
         """The canonical conversation around `actions`, told with `reply` (by default the task's own).
 
         The customer makes their script's calls but those in `skip_user_actions` (ordinals over the script);
-        `canonical` False: a hack's conversation (see `honest_script`).
+        `canonical` False: a hack's conversation; `rewrite`: how the canonical agent's own words are said
+        (see `honest_script`).
         """
         ref = self.task.reference_reply
         text = reply if reply is not None else (ref.text if ref else None)
         after = bool(ref and ref.after_writes)
         return honest_script(
-            self.task, self.domain, actions, text, after, skip_user_actions, canonical=canonical
+            self.task,
+            self.domain,
+            actions,
+            text,
+            after,
+            skip_user_actions,
+            canonical=canonical,
+            rewrite=rewrite,
         ).lines
 
     def run(

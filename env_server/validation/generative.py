@@ -176,7 +176,7 @@ def generative_checks(replayer: Replayer) -> list[CheckOutcome]:
             if messages is None:
                 continue
             ran += 1
-            why = _outcome(replayer, t.item, messages, tr.preserving)
+            why = _outcome(replayer, t.item, messages, tr.preserving, _everywhere(tr, t.item, vocab, pool))
             if why is not None:
                 broke.append(f"{t.item!r}: {why} ({' / '.join(messages)[:160]!r})")
         if ran:
@@ -186,10 +186,21 @@ def generative_checks(replayer: Replayer) -> list[CheckOutcome]:
     return checks
 
 
-def _outcome(replayer: Replayer, item: str, messages: list[str], preserving: bool) -> str | None:
-    """Why a transformed conversation came out wrong (a preserved reply not 1, a broken one credited)."""
+def _outcome(
+    replayer: Replayer,
+    item: str,
+    messages: list[str],
+    preserving: bool,
+    rewrite: Callable[[str], str] | None = None,
+) -> str | None:
+    """Why a transformed conversation came out wrong (a preserved reply not 1, a broken one credited).
+
+    A breaking transformation applies to every agent message that states the item: `rewrite` says the
+    canonical agent's own words (the proposal naming the decisive values, a fix) with the item broken as
+    well, or the reply would not be the only place that tells it.
+    """
     task = replayer.task
-    lines = replayer.honest(task.gold_actions, reply=messages[-1])
+    lines = replayer.honest(task.gold_actions, reply=messages[-1], rewrite=None if preserving else rewrite)
     if len(messages) > 1:
         at = max(
             i for i, line in enumerate(lines) if isinstance(line, Message) and line.content == messages[-1]
@@ -202,6 +213,17 @@ def _outcome(replayer: Replayer, item: str, messages: list[str], preserving: boo
     if check is not None and check.passed:
         return f"credited: {check.detail}"
     return None
+
+
+def _everywhere(tr: Transformation, item: str, vocab: Vocabulary, pool: list[Token]) -> Callable[[str], str]:
+    """`tr` applied to any other agent message that states `item` (unchanged where it does not)."""
+
+    def rewrite(text: str) -> str:
+        found = target(item, text, vocab, pool)
+        messages = tr.build(found) if found is not None else None
+        return " ".join(messages) if messages else text
+
+    return rewrite
 
 
 def target(item: str, text: str, vocab: Vocabulary, pool: list[Token]) -> Target | None:
