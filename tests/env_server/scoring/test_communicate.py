@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 
 from env_server.domain.registry import DomainRegistry
 from env_server.scoring.communicate import MAX_DISTINCT, MAX_WORDS, Conversation, Verdict
+from env_server.scoring.scorer import told_values
 from env_server.scoring.trajectory import Message
 from env_server.scoring.vocabulary import Vocabulary, vocabulary
 
@@ -223,3 +224,16 @@ def test_an_item_that_opens_with_words_is_judged_by_its_value(said: str, passed:
     """ "Mobile 10" is a value (10) after a word: rivals and lists are counted by the 10, and no message
     an agent sends may crash the scorer (it once raised StopIteration: a backend error the agent caused)."""
     assert told("Mobile 10", said).passed is passed
+
+
+def test_a_bare_repeat_of_the_item_adds_no_role_but_a_bare_rival_is_still_one() -> None:
+    reply = "You paid $30 for it last time; the late check-out now costs $40."
+    proposal = "Here is exactly what I will do: add, $40. Shall I go ahead?"
+    assert told("$40", reply, proposal).passed, told("$40", reply, proposal).detail
+    assert "same role" in told("$40", "The late check-out costs $40.", "$30.").detail
+
+
+def test_the_gold_writes_decisive_values_are_no_rivals_of_the_item() -> None:
+    registry = DomainRegistry.discover(only=["insurance"])
+    task = registry.task("insurance-claim-deer-001")
+    assert "$2,350" in told_values(task, registry.domain("insurance"))

@@ -17,6 +17,7 @@ from env_server.sandbox import make_sandbox_engine
 from env_server.scoring.scorer import Scorer
 from env_server.scoring.tokens import read
 from env_server.scoring.vocabulary import vocabulary
+from env_server.users.conduct import proposal_sentence
 from env_server.validation._replay import Replayer
 from env_server.validation._report import CheckOutcome, TaskValidation
 from env_server.validation.generative import TRANSFORMATIONS, generative_checks, spelled, target
@@ -68,3 +69,15 @@ def test_the_report_counts_items_per_transformation_in_text_and_json() -> None:
     assert counts["question"] == {"preserving": 0, "tasks": 1, "items": 1, "held": 1, "failed": 0}
     assert counts["lower-case"]["failed"] == 1 and counts["lower-case"]["preserving"] == 1
     assert validation_json([report], "sqlite").generated == counts
+
+
+def test_a_breaking_transformation_also_breaks_the_item_in_the_proposal_the_flow_writes() -> None:
+    registry = DomainRegistry.discover(only=["retail"])
+    task = registry.task("retail-return-fee-charged-001")
+    domain = registry.domain("retail")
+    assert any(v in proposal_sentence(task, domain) for v in task.communicate)  # told there too
+    checks = generative_checks(Replayer(task, domain, Scorer(make_sandbox_engine("sqlite://"))))
+    breaking = {f"gen:{t.name}" for t in TRANSFORMATIONS if not t.preserving}
+    failed = {c.name: c.detail for c in checks if not c.passed}
+    assert not failed, failed
+    assert breaking & {c.name for c in checks}
