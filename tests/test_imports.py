@@ -16,7 +16,12 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ["env_server", "shared", "trainer", "groundstate"]
-OPTIONAL = {"trainer.verl": "verl"}
+OPTIONAL = {
+    "trainer.verl": "verl",
+    # these run inside their framework's own virtual environment (make verifiers-env / nemo-gym-env)
+    "trainer.adapters.verifiers_env": "verifiers",
+    "trainer.adapters.nemo_gym_server": "nemo_gym",
+}
 """Integrations importable only with an optional dependency installed (their own tests cover them)."""
 
 PRELOAD = [

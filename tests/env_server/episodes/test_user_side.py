@@ -11,7 +11,8 @@ from tests.toy_domain import domain as toy
 
 def test_an_acting_line_in_a_domain_without_user_tools_is_a_refused_customer_call(tmp_path: Path) -> None:
     base = next(t for t in toy.tasks if t.id == "toybank-transfer-001")
-    script = [base.user.script[0], {"say": "I pressed the button.", "actions": [{"name": "press_button"}]}]
+    line = {"say": "I pressed the button.", "actions": [{"name": "press_button"}], "when_told": ["button"]}
+    script = [base.user.script[0], line]  # it acts when told (the customer acts only on what it was asked)
     task = base.model_copy(
         update={
             "id": "toybank-acting-901",

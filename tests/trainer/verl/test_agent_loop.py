@@ -180,7 +180,7 @@ def test_a_server_stopped_mid_episode_yields_no_reward(live_server: LiveServer, 
 
 def test_a_failed_attempt_is_retried_as_a_fresh_episode(live_server: LiveServer, smollm2: LocalModel) -> None:
     def restart_soon() -> None:
-        time.sleep(0.5)
+        time.sleep(1.5)  # down past the client's own resends of the keyed call (shared.client.TOOL_RESENDS)
         live_server.start()
 
     async def bounce_the_server(call: int) -> None:
@@ -189,7 +189,7 @@ def test_a_failed_attempt_is_retried_as_a_fresh_episode(live_server: LiveServer,
             threading.Thread(target=restart_soon, daemon=True).start()
 
     loop = make_loop(
-        verl_config(live_server.url, "groundstate.retry_backoff_s=3"),
+        verl_config(live_server.url, "groundstate.retry_backoff_s=10"),  # a jittered 5-10 s: the server is back
         ScriptedServerManager(smollm2, [GOLD_TRANSFER[0], *GOLD_TRANSFER], before=bounce_the_server),
         smollm2.tokenizer,
     )

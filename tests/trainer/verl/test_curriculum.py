@@ -246,6 +246,8 @@ def test_a_test_split_row_is_refused(tmp_path: Path) -> None:
             "--curriculum",
             "adaptive",
             f"data.train_files={data}",
+            "data.train_batch_size=2",  # one step's worth of these two rows, so only the split is wrong
+            "actor_rollout_ref.actor.ppo_mini_batch_size=2",
         ],
     )
     assert result.exit_code == 1
