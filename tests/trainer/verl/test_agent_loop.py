@@ -189,7 +189,7 @@ def test_a_failed_attempt_is_retried_as_a_fresh_episode(live_server: LiveServer,
             threading.Thread(target=restart_soon, daemon=True).start()
 
     loop = make_loop(
-        verl_config(live_server.url, "groundstate.retry_backoff_s=10"),  # a jittered 5-10 s: the server is back
+        verl_config(live_server.url, "groundstate.retry_backoff_s=10"),  # a jittered 5-10 s: back by then
         ScriptedServerManager(smollm2, [GOLD_TRANSFER[0], *GOLD_TRANSFER], before=bounce_the_server),
         smollm2.tokenizer,
     )
